@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+
+	"github.com/gotracy/gotracy/protocol"
 )
 
 // gotracyVersion is the version of this toolkit, not of the Tracy formats it
@@ -19,7 +21,7 @@ func init() {
 				if len(args) > 0 {
 					return usagef("version takes no arguments")
 				}
-				fmt.Fprintf(e.stdout, "gotracy %s (Tracy 0.14.0, protocol 82)\n", gotracyVersion)
+				fmt.Fprintf(e.stdout, "gotracy %s (Tracy %s, protocol %d)\n", gotracyVersion, protocol.TracyVersion, protocol.ProtocolVersion)
 				return nil
 			}
 		},
