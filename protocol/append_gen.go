@@ -31,6 +31,11 @@ func AppendMessage(dst []byte, time int64, metadata uint8) []byte {
 	return dst
 }
 
+// Message reads the fields of a Message item (the caller checks it.Type).
+func (it Item) Message() (time int64, metadata uint8) {
+	return it.I64(1), it.Raw[9]
+}
+
 // AppendMessageColor appends a 13-byte MessageColor item (time: i64, b: u8, g: u8, r: u8, metadata: u8).
 func AppendMessageColor(dst []byte, time int64, b uint8, g uint8, r uint8, metadata uint8) []byte {
 	dst = append(dst, byte(MessageColor))
@@ -42,12 +47,22 @@ func AppendMessageColor(dst []byte, time int64, b uint8, g uint8, r uint8, metad
 	return dst
 }
 
+// MessageColor reads the fields of a MessageColor item (the caller checks it.Type).
+func (it Item) MessageColor() (time int64, b uint8, g uint8, r uint8, metadata uint8) {
+	return it.I64(1), it.Raw[9], it.Raw[10], it.Raw[11], it.Raw[12]
+}
+
 // AppendMessageCallstack appends a 10-byte MessageCallstack item (time: i64, metadata: u8).
 func AppendMessageCallstack(dst []byte, time int64, metadata uint8) []byte {
 	dst = append(dst, byte(MessageCallstack))
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = append(dst, metadata)
 	return dst
+}
+
+// MessageCallstack reads the fields of a MessageCallstack item (the caller checks it.Type).
+func (it Item) MessageCallstack() (time int64, metadata uint8) {
+	return it.I64(1), it.Raw[9]
 }
 
 // AppendMessageColorCallstack appends a 13-byte MessageColorCallstack item (time: i64, b: u8, g: u8, r: u8, metadata: u8).
@@ -61,11 +76,21 @@ func AppendMessageColorCallstack(dst []byte, time int64, b uint8, g uint8, r uin
 	return dst
 }
 
+// MessageColorCallstack reads the fields of a MessageColorCallstack item (the caller checks it.Type).
+func (it Item) MessageColorCallstack() (time int64, b uint8, g uint8, r uint8, metadata uint8) {
+	return it.I64(1), it.Raw[9], it.Raw[10], it.Raw[11], it.Raw[12]
+}
+
 // AppendMessageAppInfo appends a 9-byte MessageAppInfo item (time: i64).
 func AppendMessageAppInfo(dst []byte, time int64) []byte {
 	dst = append(dst, byte(MessageAppInfo))
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// MessageAppInfo reads the fields of a MessageAppInfo item (the caller checks it.Type).
+func (it Item) MessageAppInfo() (time int64) {
+	return it.I64(1)
 }
 
 // AppendZoneBeginAllocSrcLoc appends a 9-byte ZoneBeginAllocSrcLoc item (time: i64).
@@ -76,12 +101,22 @@ func AppendZoneBeginAllocSrcLoc(dst []byte, time int64) []byte {
 	return dst
 }
 
+// ZoneBeginAllocSrcLoc reads the fields of a ZoneBeginAllocSrcLoc item (the caller checks it.Type).
+func (it Item) ZoneBeginAllocSrcLoc() (time int64) {
+	return it.I64(1)
+}
+
 // AppendZoneBeginAllocSrcLocCallstack appends a 9-byte ZoneBeginAllocSrcLocCallstack item (time: i64).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendZoneBeginAllocSrcLocCallstack(dst []byte, time int64) []byte {
 	dst = append(dst, byte(ZoneBeginAllocSrcLocCallstack))
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// ZoneBeginAllocSrcLocCallstack reads the fields of a ZoneBeginAllocSrcLocCallstack item (the caller checks it.Type).
+func (it Item) ZoneBeginAllocSrcLocCallstack() (time int64) {
+	return it.I64(1)
 }
 
 // AppendCallstackSerial appends a 1-byte CallstackSerial item (no fields).
@@ -111,6 +146,11 @@ func AppendCallstackSample(dst []byte, thread uint32, time int64) []byte {
 	return dst
 }
 
+// CallstackSample reads the fields of a CallstackSample item (the caller checks it.Type).
+func (it Item) CallstackSample() (thread uint32, time int64) {
+	return it.U32(1), it.I64(5)
+}
+
 // AppendCallstackSample32 appends a 9-byte CallstackSample32 item (thread: u32, time: u32).
 // The time is the wire field (C* delta); TimeRefs computes it.
 func AppendCallstackSample32(dst []byte, thread uint32, time uint32) []byte {
@@ -118,6 +158,11 @@ func AppendCallstackSample32(dst []byte, thread uint32, time uint32) []byte {
 	dst = le.AppendUint32(dst, thread)
 	dst = le.AppendUint32(dst, time)
 	return dst
+}
+
+// CallstackSample32 reads the fields of a CallstackSample32 item (the caller checks it.Type).
+func (it Item) CallstackSample32() (thread uint32, time uint32) {
+	return it.U32(1), it.U32(5)
 }
 
 // AppendCallstackSample16 appends a 7-byte CallstackSample16 item (thread: u32, time: u16).
@@ -129,6 +174,11 @@ func AppendCallstackSample16(dst []byte, thread uint32, time uint16) []byte {
 	return dst
 }
 
+// CallstackSample16 reads the fields of a CallstackSample16 item (the caller checks it.Type).
+func (it Item) CallstackSample16() (thread uint32, time uint16) {
+	return it.U32(1), it.U16(5)
+}
+
 // AppendCallstackSampleContextSwitch appends a 13-byte CallstackSampleContextSwitch item (thread: u32, time: i64).
 // The time is the wire field (C* delta); TimeRefs computes it.
 func AppendCallstackSampleContextSwitch(dst []byte, thread uint32, time int64) []byte {
@@ -136,6 +186,11 @@ func AppendCallstackSampleContextSwitch(dst []byte, thread uint32, time int64) [
 	dst = le.AppendUint32(dst, thread)
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// CallstackSampleContextSwitch reads the fields of a CallstackSampleContextSwitch item (the caller checks it.Type).
+func (it Item) CallstackSampleContextSwitch() (thread uint32, time int64) {
+	return it.U32(1), it.I64(5)
 }
 
 // AppendCallstackSampleContextSwitch32 appends a 9-byte CallstackSampleContextSwitch32 item (thread: u32, time: u32).
@@ -147,6 +202,11 @@ func AppendCallstackSampleContextSwitch32(dst []byte, thread uint32, time uint32
 	return dst
 }
 
+// CallstackSampleContextSwitch32 reads the fields of a CallstackSampleContextSwitch32 item (the caller checks it.Type).
+func (it Item) CallstackSampleContextSwitch32() (thread uint32, time uint32) {
+	return it.U32(1), it.U32(5)
+}
+
 // AppendCallstackSampleContextSwitch16 appends a 7-byte CallstackSampleContextSwitch16 item (thread: u32, time: u16).
 // The time is the wire field (C* delta); TimeRefs computes it.
 func AppendCallstackSampleContextSwitch16(dst []byte, thread uint32, time uint16) []byte {
@@ -154,6 +214,11 @@ func AppendCallstackSampleContextSwitch16(dst []byte, thread uint32, time uint16
 	dst = le.AppendUint32(dst, thread)
 	dst = le.AppendUint16(dst, time)
 	return dst
+}
+
+// CallstackSampleContextSwitch16 reads the fields of a CallstackSampleContextSwitch16 item (the caller checks it.Type).
+func (it Item) CallstackSampleContextSwitch16() (thread uint32, time uint16) {
+	return it.U32(1), it.U16(5)
 }
 
 // AppendFrameImage appends a 10-byte FrameImage item (frame: u32, w: u16, h: u16, flip: u8).
@@ -166,6 +231,11 @@ func AppendFrameImage(dst []byte, frame uint32, w uint16, h uint16, flip uint8) 
 	return dst
 }
 
+// FrameImage reads the fields of a FrameImage item (the caller checks it.Type).
+func (it Item) FrameImage() (frame uint32, w uint16, h uint16, flip uint8) {
+	return it.U32(1), it.U16(5), it.U16(7), it.Raw[9]
+}
+
 // AppendZoneBegin appends a 17-byte ZoneBegin item (time: i64, srcloc: u64).
 // The time is the wire field (T* delta); TimeRefs computes it.
 func AppendZoneBegin(dst []byte, time int64, srcloc uint64) []byte {
@@ -173,6 +243,11 @@ func AppendZoneBegin(dst []byte, time int64, srcloc uint64) []byte {
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint64(dst, srcloc)
 	return dst
+}
+
+// ZoneBegin reads the fields of a ZoneBegin item (the caller checks it.Type).
+func (it Item) ZoneBegin() (time int64, srcloc uint64) {
+	return it.I64(1), it.U64(9)
 }
 
 // AppendZoneBegin32 appends a 13-byte ZoneBegin32 item (time: u32, srcloc: u64).
@@ -184,6 +259,11 @@ func AppendZoneBegin32(dst []byte, time uint32, srcloc uint64) []byte {
 	return dst
 }
 
+// ZoneBegin32 reads the fields of a ZoneBegin32 item (the caller checks it.Type).
+func (it Item) ZoneBegin32() (time uint32, srcloc uint64) {
+	return it.U32(1), it.U64(5)
+}
+
 // AppendZoneBegin16 appends a 11-byte ZoneBegin16 item (time: u16, srcloc: u64).
 // The time is the wire field (T* delta); TimeRefs computes it.
 func AppendZoneBegin16(dst []byte, time uint16, srcloc uint64) []byte {
@@ -191,6 +271,11 @@ func AppendZoneBegin16(dst []byte, time uint16, srcloc uint64) []byte {
 	dst = le.AppendUint16(dst, time)
 	dst = le.AppendUint64(dst, srcloc)
 	return dst
+}
+
+// ZoneBegin16 reads the fields of a ZoneBegin16 item (the caller checks it.Type).
+func (it Item) ZoneBegin16() (time uint16, srcloc uint64) {
+	return it.U16(1), it.U64(3)
 }
 
 // AppendZoneBeginCallstack appends a 17-byte ZoneBeginCallstack item (time: i64, srcloc: u64).
@@ -202,6 +287,11 @@ func AppendZoneBeginCallstack(dst []byte, time int64, srcloc uint64) []byte {
 	return dst
 }
 
+// ZoneBeginCallstack reads the fields of a ZoneBeginCallstack item (the caller checks it.Type).
+func (it Item) ZoneBeginCallstack() (time int64, srcloc uint64) {
+	return it.I64(1), it.U64(9)
+}
+
 // AppendZoneBeginCallstack32 appends a 13-byte ZoneBeginCallstack32 item (time: u32, srcloc: u64).
 // The time is the wire field (T* delta); TimeRefs computes it.
 func AppendZoneBeginCallstack32(dst []byte, time uint32, srcloc uint64) []byte {
@@ -209,6 +299,11 @@ func AppendZoneBeginCallstack32(dst []byte, time uint32, srcloc uint64) []byte {
 	dst = le.AppendUint32(dst, time)
 	dst = le.AppendUint64(dst, srcloc)
 	return dst
+}
+
+// ZoneBeginCallstack32 reads the fields of a ZoneBeginCallstack32 item (the caller checks it.Type).
+func (it Item) ZoneBeginCallstack32() (time uint32, srcloc uint64) {
+	return it.U32(1), it.U64(5)
 }
 
 // AppendZoneBeginCallstack16 appends a 11-byte ZoneBeginCallstack16 item (time: u16, srcloc: u64).
@@ -220,12 +315,22 @@ func AppendZoneBeginCallstack16(dst []byte, time uint16, srcloc uint64) []byte {
 	return dst
 }
 
+// ZoneBeginCallstack16 reads the fields of a ZoneBeginCallstack16 item (the caller checks it.Type).
+func (it Item) ZoneBeginCallstack16() (time uint16, srcloc uint64) {
+	return it.U16(1), it.U64(3)
+}
+
 // AppendZoneEnd appends a 9-byte ZoneEnd item (time: i64).
 // The time is the wire field (T* delta); TimeRefs computes it.
 func AppendZoneEnd(dst []byte, time int64) []byte {
 	dst = append(dst, byte(ZoneEnd))
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// ZoneEnd reads the fields of a ZoneEnd item (the caller checks it.Type).
+func (it Item) ZoneEnd() (time int64) {
+	return it.I64(1)
 }
 
 // AppendZoneEnd32 appends a 5-byte ZoneEnd32 item (time: u32).
@@ -236,12 +341,22 @@ func AppendZoneEnd32(dst []byte, time uint32) []byte {
 	return dst
 }
 
+// ZoneEnd32 reads the fields of a ZoneEnd32 item (the caller checks it.Type).
+func (it Item) ZoneEnd32() (time uint32) {
+	return it.U32(1)
+}
+
 // AppendZoneEnd16 appends a 3-byte ZoneEnd16 item (time: u16).
 // The time is the wire field (T* delta); TimeRefs computes it.
 func AppendZoneEnd16(dst []byte, time uint16) []byte {
 	dst = append(dst, byte(ZoneEnd16))
 	dst = le.AppendUint16(dst, time)
 	return dst
+}
+
+// ZoneEnd16 reads the fields of a ZoneEnd16 item (the caller checks it.Type).
+func (it Item) ZoneEnd16() (time uint16) {
+	return it.U16(1)
 }
 
 // AppendLockWait appends a 17-byte LockWait item (thread: u32, id: u32, time: i64).
@@ -254,6 +369,11 @@ func AppendLockWait(dst []byte, thread uint32, id uint32, time int64) []byte {
 	return dst
 }
 
+// LockWait reads the fields of a LockWait item (the caller checks it.Type).
+func (it Item) LockWait() (thread uint32, id uint32, time int64) {
+	return it.U32(1), it.U32(5), it.I64(9)
+}
+
 // AppendLockObtain appends a 17-byte LockObtain item (thread: u32, id: u32, time: i64).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendLockObtain(dst []byte, thread uint32, id uint32, time int64) []byte {
@@ -264,6 +384,11 @@ func AppendLockObtain(dst []byte, thread uint32, id uint32, time int64) []byte {
 	return dst
 }
 
+// LockObtain reads the fields of a LockObtain item (the caller checks it.Type).
+func (it Item) LockObtain() (thread uint32, id uint32, time int64) {
+	return it.U32(1), it.U32(5), it.I64(9)
+}
+
 // AppendLockRelease appends a 13-byte LockRelease item (id: u32, time: i64).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendLockRelease(dst []byte, id uint32, time int64) []byte {
@@ -271,6 +396,11 @@ func AppendLockRelease(dst []byte, id uint32, time int64) []byte {
 	dst = le.AppendUint32(dst, id)
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// LockRelease reads the fields of a LockRelease item (the caller checks it.Type).
+func (it Item) LockRelease() (id uint32, time int64) {
+	return it.U32(1), it.I64(5)
 }
 
 // AppendLockSharedWait appends a 17-byte LockSharedWait item (thread: u32, id: u32, time: i64).
@@ -283,6 +413,11 @@ func AppendLockSharedWait(dst []byte, thread uint32, id uint32, time int64) []by
 	return dst
 }
 
+// LockSharedWait reads the fields of a LockSharedWait item (the caller checks it.Type).
+func (it Item) LockSharedWait() (thread uint32, id uint32, time int64) {
+	return it.U32(1), it.U32(5), it.I64(9)
+}
+
 // AppendLockSharedObtain appends a 17-byte LockSharedObtain item (thread: u32, id: u32, time: i64).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendLockSharedObtain(dst []byte, thread uint32, id uint32, time int64) []byte {
@@ -291,6 +426,11 @@ func AppendLockSharedObtain(dst []byte, thread uint32, id uint32, time int64) []
 	dst = le.AppendUint32(dst, id)
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// LockSharedObtain reads the fields of a LockSharedObtain item (the caller checks it.Type).
+func (it Item) LockSharedObtain() (thread uint32, id uint32, time int64) {
+	return it.U32(1), it.U32(5), it.I64(9)
 }
 
 // AppendLockSharedRelease appends a 17-byte LockSharedRelease item (id: u32, time: i64, thread: u32).
@@ -303,11 +443,21 @@ func AppendLockSharedRelease(dst []byte, id uint32, time int64, thread uint32) [
 	return dst
 }
 
+// LockSharedRelease reads the fields of a LockSharedRelease item (the caller checks it.Type).
+func (it Item) LockSharedRelease() (id uint32, time int64, thread uint32) {
+	return it.U32(1), it.I64(5), it.U32(13)
+}
+
 // AppendLockName appends a 5-byte LockName item (id: u32).
 func AppendLockName(dst []byte, id uint32) []byte {
 	dst = append(dst, byte(LockName))
 	dst = le.AppendUint32(dst, id)
 	return dst
+}
+
+// LockName reads the fields of a LockName item (the caller checks it.Type).
+func (it Item) LockName() (id uint32) {
+	return it.U32(1)
 }
 
 // AppendMemAlloc appends a 27-byte MemAlloc item (time: i64, thread: u32, ptr: u64, size: u48).
@@ -321,6 +471,11 @@ func AppendMemAlloc(dst []byte, time int64, thread uint32, ptr uint64, size uint
 	return dst
 }
 
+// MemAlloc reads the fields of a MemAlloc item (the caller checks it.Type).
+func (it Item) MemAlloc() (time int64, thread uint32, ptr uint64, size uint64) {
+	return it.I64(1), it.U32(9), it.U64(13), it.U48(21)
+}
+
 // AppendMemAllocNamed appends a 27-byte MemAllocNamed item (time: i64, thread: u32, ptr: u64, size: u48).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendMemAllocNamed(dst []byte, time int64, thread uint32, ptr uint64, size uint64) []byte {
@@ -330,6 +485,11 @@ func AppendMemAllocNamed(dst []byte, time int64, thread uint32, ptr uint64, size
 	dst = le.AppendUint64(dst, ptr)
 	dst = append(dst, byte(size), byte(size>>8), byte(size>>16), byte(size>>24), byte(size>>32), byte(size>>40))
 	return dst
+}
+
+// MemAllocNamed reads the fields of a MemAllocNamed item (the caller checks it.Type).
+func (it Item) MemAllocNamed() (time int64, thread uint32, ptr uint64, size uint64) {
+	return it.I64(1), it.U32(9), it.U64(13), it.U48(21)
 }
 
 // AppendMemFree appends a 21-byte MemFree item (time: i64, thread: u32, ptr: u64).
@@ -342,6 +502,11 @@ func AppendMemFree(dst []byte, time int64, thread uint32, ptr uint64) []byte {
 	return dst
 }
 
+// MemFree reads the fields of a MemFree item (the caller checks it.Type).
+func (it Item) MemFree() (time int64, thread uint32, ptr uint64) {
+	return it.I64(1), it.U32(9), it.U64(13)
+}
+
 // AppendMemFreeNamed appends a 21-byte MemFreeNamed item (time: i64, thread: u32, ptr: u64).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendMemFreeNamed(dst []byte, time int64, thread uint32, ptr uint64) []byte {
@@ -350,6 +515,11 @@ func AppendMemFreeNamed(dst []byte, time int64, thread uint32, ptr uint64) []byt
 	dst = le.AppendUint32(dst, thread)
 	dst = le.AppendUint64(dst, ptr)
 	return dst
+}
+
+// MemFreeNamed reads the fields of a MemFreeNamed item (the caller checks it.Type).
+func (it Item) MemFreeNamed() (time int64, thread uint32, ptr uint64) {
+	return it.I64(1), it.U32(9), it.U64(13)
 }
 
 // AppendMemAllocCallstack appends a 27-byte MemAllocCallstack item (time: i64, thread: u32, ptr: u64, size: u48).
@@ -363,6 +533,11 @@ func AppendMemAllocCallstack(dst []byte, time int64, thread uint32, ptr uint64, 
 	return dst
 }
 
+// MemAllocCallstack reads the fields of a MemAllocCallstack item (the caller checks it.Type).
+func (it Item) MemAllocCallstack() (time int64, thread uint32, ptr uint64, size uint64) {
+	return it.I64(1), it.U32(9), it.U64(13), it.U48(21)
+}
+
 // AppendMemAllocCallstackNamed appends a 27-byte MemAllocCallstackNamed item (time: i64, thread: u32, ptr: u64, size: u48).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendMemAllocCallstackNamed(dst []byte, time int64, thread uint32, ptr uint64, size uint64) []byte {
@@ -372,6 +547,11 @@ func AppendMemAllocCallstackNamed(dst []byte, time int64, thread uint32, ptr uin
 	dst = le.AppendUint64(dst, ptr)
 	dst = append(dst, byte(size), byte(size>>8), byte(size>>16), byte(size>>24), byte(size>>32), byte(size>>40))
 	return dst
+}
+
+// MemAllocCallstackNamed reads the fields of a MemAllocCallstackNamed item (the caller checks it.Type).
+func (it Item) MemAllocCallstackNamed() (time int64, thread uint32, ptr uint64, size uint64) {
+	return it.I64(1), it.U32(9), it.U64(13), it.U48(21)
 }
 
 // AppendMemFreeCallstack appends a 21-byte MemFreeCallstack item (time: i64, thread: u32, ptr: u64).
@@ -384,6 +564,11 @@ func AppendMemFreeCallstack(dst []byte, time int64, thread uint32, ptr uint64) [
 	return dst
 }
 
+// MemFreeCallstack reads the fields of a MemFreeCallstack item (the caller checks it.Type).
+func (it Item) MemFreeCallstack() (time int64, thread uint32, ptr uint64) {
+	return it.I64(1), it.U32(9), it.U64(13)
+}
+
 // AppendMemFreeCallstackNamed appends a 21-byte MemFreeCallstackNamed item (time: i64, thread: u32, ptr: u64).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendMemFreeCallstackNamed(dst []byte, time int64, thread uint32, ptr uint64) []byte {
@@ -392,6 +577,11 @@ func AppendMemFreeCallstackNamed(dst []byte, time int64, thread uint32, ptr uint
 	dst = le.AppendUint32(dst, thread)
 	dst = le.AppendUint64(dst, ptr)
 	return dst
+}
+
+// MemFreeCallstackNamed reads the fields of a MemFreeCallstackNamed item (the caller checks it.Type).
+func (it Item) MemFreeCallstackNamed() (time int64, thread uint32, ptr uint64) {
+	return it.I64(1), it.U32(9), it.U64(13)
 }
 
 // AppendMemDiscard appends a 21-byte MemDiscard item (time: i64, thread: u32, name: u64).
@@ -404,6 +594,11 @@ func AppendMemDiscard(dst []byte, time int64, thread uint32, name uint64) []byte
 	return dst
 }
 
+// MemDiscard reads the fields of a MemDiscard item (the caller checks it.Type).
+func (it Item) MemDiscard() (time int64, thread uint32, name uint64) {
+	return it.I64(1), it.U32(9), it.U64(13)
+}
+
 // AppendMemDiscardCallstack appends a 21-byte MemDiscardCallstack item (time: i64, thread: u32, name: u64).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendMemDiscardCallstack(dst []byte, time int64, thread uint32, name uint64) []byte {
@@ -412,6 +607,11 @@ func AppendMemDiscardCallstack(dst []byte, time int64, thread uint32, name uint6
 	dst = le.AppendUint32(dst, thread)
 	dst = le.AppendUint64(dst, name)
 	return dst
+}
+
+// MemDiscardCallstack reads the fields of a MemDiscardCallstack item (the caller checks it.Type).
+func (it Item) MemDiscardCallstack() (time int64, thread uint32, name uint64) {
+	return it.I64(1), it.U32(9), it.U64(13)
 }
 
 // AppendGpuZoneBegin appends a 24-byte GpuZoneBegin item (cpuTime: i64, thread: u32, queryId: u16, context: u8, srcloc: u64).
@@ -426,6 +626,11 @@ func AppendGpuZoneBegin(dst []byte, cpuTime int64, thread uint32, queryId uint16
 	return dst
 }
 
+// GpuZoneBegin reads the fields of a GpuZoneBegin item (the caller checks it.Type).
+func (it Item) GpuZoneBegin() (cpuTime int64, thread uint32, queryId uint16, context uint8, srcloc uint64) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15], it.U64(16)
+}
+
 // AppendGpuZoneBeginCallstack appends a 24-byte GpuZoneBeginCallstack item (cpuTime: i64, thread: u32, queryId: u16, context: u8, srcloc: u64).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendGpuZoneBeginCallstack(dst []byte, cpuTime int64, thread uint32, queryId uint16, context uint8, srcloc uint64) []byte {
@@ -436,6 +641,11 @@ func AppendGpuZoneBeginCallstack(dst []byte, cpuTime int64, thread uint32, query
 	dst = append(dst, context)
 	dst = le.AppendUint64(dst, srcloc)
 	return dst
+}
+
+// GpuZoneBeginCallstack reads the fields of a GpuZoneBeginCallstack item (the caller checks it.Type).
+func (it Item) GpuZoneBeginCallstack() (cpuTime int64, thread uint32, queryId uint16, context uint8, srcloc uint64) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15], it.U64(16)
 }
 
 // AppendGpuZoneBeginAllocSrcLoc appends a 16-byte GpuZoneBeginAllocSrcLoc item (cpuTime: i64, thread: u32, queryId: u16, context: u8).
@@ -449,6 +659,11 @@ func AppendGpuZoneBeginAllocSrcLoc(dst []byte, cpuTime int64, thread uint32, que
 	return dst
 }
 
+// GpuZoneBeginAllocSrcLoc reads the fields of a GpuZoneBeginAllocSrcLoc item (the caller checks it.Type).
+func (it Item) GpuZoneBeginAllocSrcLoc() (cpuTime int64, thread uint32, queryId uint16, context uint8) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15]
+}
+
 // AppendGpuZoneBeginAllocSrcLocCallstack appends a 16-byte GpuZoneBeginAllocSrcLocCallstack item (cpuTime: i64, thread: u32, queryId: u16, context: u8).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendGpuZoneBeginAllocSrcLocCallstack(dst []byte, cpuTime int64, thread uint32, queryId uint16, context uint8) []byte {
@@ -460,6 +675,11 @@ func AppendGpuZoneBeginAllocSrcLocCallstack(dst []byte, cpuTime int64, thread ui
 	return dst
 }
 
+// GpuZoneBeginAllocSrcLocCallstack reads the fields of a GpuZoneBeginAllocSrcLocCallstack item (the caller checks it.Type).
+func (it Item) GpuZoneBeginAllocSrcLocCallstack() (cpuTime int64, thread uint32, queryId uint16, context uint8) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15]
+}
+
 // AppendGpuZoneEnd appends a 16-byte GpuZoneEnd item (cpuTime: i64, thread: u32, queryId: u16, context: u8).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendGpuZoneEnd(dst []byte, cpuTime int64, thread uint32, queryId uint16, context uint8) []byte {
@@ -469,6 +689,11 @@ func AppendGpuZoneEnd(dst []byte, cpuTime int64, thread uint32, queryId uint16, 
 	dst = le.AppendUint16(dst, queryId)
 	dst = append(dst, context)
 	return dst
+}
+
+// GpuZoneEnd reads the fields of a GpuZoneEnd item (the caller checks it.Type).
+func (it Item) GpuZoneEnd() (cpuTime int64, thread uint32, queryId uint16, context uint8) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15]
 }
 
 // AppendGpuZoneBeginSerial appends a 24-byte GpuZoneBeginSerial item (cpuTime: i64, thread: u32, queryId: u16, context: u8, srcloc: u64).
@@ -483,6 +708,11 @@ func AppendGpuZoneBeginSerial(dst []byte, cpuTime int64, thread uint32, queryId 
 	return dst
 }
 
+// GpuZoneBeginSerial reads the fields of a GpuZoneBeginSerial item (the caller checks it.Type).
+func (it Item) GpuZoneBeginSerial() (cpuTime int64, thread uint32, queryId uint16, context uint8, srcloc uint64) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15], it.U64(16)
+}
+
 // AppendGpuZoneBeginCallstackSerial appends a 24-byte GpuZoneBeginCallstackSerial item (cpuTime: i64, thread: u32, queryId: u16, context: u8, srcloc: u64).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendGpuZoneBeginCallstackSerial(dst []byte, cpuTime int64, thread uint32, queryId uint16, context uint8, srcloc uint64) []byte {
@@ -493,6 +723,11 @@ func AppendGpuZoneBeginCallstackSerial(dst []byte, cpuTime int64, thread uint32,
 	dst = append(dst, context)
 	dst = le.AppendUint64(dst, srcloc)
 	return dst
+}
+
+// GpuZoneBeginCallstackSerial reads the fields of a GpuZoneBeginCallstackSerial item (the caller checks it.Type).
+func (it Item) GpuZoneBeginCallstackSerial() (cpuTime int64, thread uint32, queryId uint16, context uint8, srcloc uint64) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15], it.U64(16)
 }
 
 // AppendGpuZoneBeginAllocSrcLocSerial appends a 16-byte GpuZoneBeginAllocSrcLocSerial item (cpuTime: i64, thread: u32, queryId: u16, context: u8).
@@ -506,6 +741,11 @@ func AppendGpuZoneBeginAllocSrcLocSerial(dst []byte, cpuTime int64, thread uint3
 	return dst
 }
 
+// GpuZoneBeginAllocSrcLocSerial reads the fields of a GpuZoneBeginAllocSrcLocSerial item (the caller checks it.Type).
+func (it Item) GpuZoneBeginAllocSrcLocSerial() (cpuTime int64, thread uint32, queryId uint16, context uint8) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15]
+}
+
 // AppendGpuZoneBeginAllocSrcLocCallstackSerial appends a 16-byte GpuZoneBeginAllocSrcLocCallstackSerial item (cpuTime: i64, thread: u32, queryId: u16, context: u8).
 // The time is the wire field (S± delta); TimeRefs computes it.
 func AppendGpuZoneBeginAllocSrcLocCallstackSerial(dst []byte, cpuTime int64, thread uint32, queryId uint16, context uint8) []byte {
@@ -515,6 +755,11 @@ func AppendGpuZoneBeginAllocSrcLocCallstackSerial(dst []byte, cpuTime int64, thr
 	dst = le.AppendUint16(dst, queryId)
 	dst = append(dst, context)
 	return dst
+}
+
+// GpuZoneBeginAllocSrcLocCallstackSerial reads the fields of a GpuZoneBeginAllocSrcLocCallstackSerial item (the caller checks it.Type).
+func (it Item) GpuZoneBeginAllocSrcLocCallstackSerial() (cpuTime int64, thread uint32, queryId uint16, context uint8) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15]
 }
 
 // AppendGpuZoneEndSerial appends a 16-byte GpuZoneEndSerial item (cpuTime: i64, thread: u32, queryId: u16, context: u8).
@@ -528,6 +773,11 @@ func AppendGpuZoneEndSerial(dst []byte, cpuTime int64, thread uint32, queryId ui
 	return dst
 }
 
+// GpuZoneEndSerial reads the fields of a GpuZoneEndSerial item (the caller checks it.Type).
+func (it Item) GpuZoneEndSerial() (cpuTime int64, thread uint32, queryId uint16, context uint8) {
+	return it.I64(1), it.U32(9), it.U16(13), it.Raw[15]
+}
+
 // AppendPlotDataInt appends a 25-byte PlotDataInt item (name: u64, time: i64, val: i64).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendPlotDataInt(dst []byte, name uint64, time int64, val int64) []byte {
@@ -536,6 +786,11 @@ func AppendPlotDataInt(dst []byte, name uint64, time int64, val int64) []byte {
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint64(dst, uint64(val))
 	return dst
+}
+
+// PlotDataInt reads the fields of a PlotDataInt item (the caller checks it.Type).
+func (it Item) PlotDataInt() (name uint64, time int64, val int64) {
+	return it.U64(1), it.I64(9), it.I64(17)
 }
 
 // AppendPlotDataFloat appends a 21-byte PlotDataFloat item (name: u64, time: i64, val: f32).
@@ -548,6 +803,11 @@ func AppendPlotDataFloat(dst []byte, name uint64, time int64, val float32) []byt
 	return dst
 }
 
+// PlotDataFloat reads the fields of a PlotDataFloat item (the caller checks it.Type).
+func (it Item) PlotDataFloat() (name uint64, time int64, val float32) {
+	return it.U64(1), it.I64(9), math.Float32frombits(it.U32(17))
+}
+
 // AppendPlotDataDouble appends a 25-byte PlotDataDouble item (name: u64, time: i64, val: f64).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendPlotDataDouble(dst []byte, name uint64, time int64, val float64) []byte {
@@ -556,6 +816,11 @@ func AppendPlotDataDouble(dst []byte, name uint64, time int64, val float64) []by
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint64(dst, math.Float64bits(val))
 	return dst
+}
+
+// PlotDataDouble reads the fields of a PlotDataDouble item (the caller checks it.Type).
+func (it Item) PlotDataDouble() (name uint64, time int64, val float64) {
+	return it.U64(1), it.I64(9), math.Float64frombits(it.U64(17))
 }
 
 // AppendContextSwitch appends a 23-byte ContextSwitch item (time: i64, oldThread: u32, newThread: u32, cpu: u8, oldThreadWaitReason: u8, oldThreadState: u8, previousCState: u8, newThreadPriority: i8, oldThreadPriority: i8).
@@ -574,6 +839,11 @@ func AppendContextSwitch(dst []byte, time int64, oldThread uint32, newThread uin
 	return dst
 }
 
+// ContextSwitch reads the fields of a ContextSwitch item (the caller checks it.Type).
+func (it Item) ContextSwitch() (time int64, oldThread uint32, newThread uint32, cpu uint8, oldThreadWaitReason uint8, oldThreadState uint8, previousCState uint8, newThreadPriority int8, oldThreadPriority int8) {
+	return it.I64(1), it.U32(9), it.U32(13), it.Raw[17], it.Raw[18], it.Raw[19], it.Raw[20], int8(it.Raw[21]), int8(it.Raw[22])
+}
+
 // AppendThreadWakeup appends a 16-byte ThreadWakeup item (time: i64, thread: u32, cpu: u8, adjustReason: i8, adjustIncrement: i8).
 // The time is the wire field (C± delta); TimeRefs computes it.
 func AppendThreadWakeup(dst []byte, time int64, thread uint32, cpu uint8, adjustReason int8, adjustIncrement int8) []byte {
@@ -586,6 +856,11 @@ func AppendThreadWakeup(dst []byte, time int64, thread uint32, cpu uint8, adjust
 	return dst
 }
 
+// ThreadWakeup reads the fields of a ThreadWakeup item (the caller checks it.Type).
+func (it Item) ThreadWakeup() (time int64, thread uint32, cpu uint8, adjustReason int8, adjustIncrement int8) {
+	return it.I64(1), it.U32(9), it.Raw[13], int8(it.Raw[14]), int8(it.Raw[15])
+}
+
 // AppendGpuTime appends a 12-byte GpuTime item (gpuTime: i64, queryId: u16, context: u8).
 // The time is the wire field (G± delta); TimeRefs computes it.
 func AppendGpuTime(dst []byte, gpuTime int64, queryId uint16, context uint8) []byte {
@@ -596,11 +871,21 @@ func AppendGpuTime(dst []byte, gpuTime int64, queryId uint16, context uint8) []b
 	return dst
 }
 
+// GpuTime reads the fields of a GpuTime item (the caller checks it.Type).
+func (it Item) GpuTime() (gpuTime int64, queryId uint16, context uint8) {
+	return it.I64(1), it.U16(9), it.Raw[11]
+}
+
 // AppendGpuContextName appends a 2-byte GpuContextName item (context: u8).
 func AppendGpuContextName(dst []byte, context uint8) []byte {
 	dst = append(dst, byte(GpuContextName))
 	dst = append(dst, context)
 	return dst
+}
+
+// GpuContextName reads the fields of a GpuContextName item (the caller checks it.Type).
+func (it Item) GpuContextName() (context uint8) {
+	return it.Raw[1]
 }
 
 // AppendGpuAnnotationName appends a 10-byte GpuAnnotationName item (noteId: i64, context: u8).
@@ -611,6 +896,11 @@ func AppendGpuAnnotationName(dst []byte, noteId int64, context uint8) []byte {
 	return dst
 }
 
+// GpuAnnotationName reads the fields of a GpuAnnotationName item (the caller checks it.Type).
+func (it Item) GpuAnnotationName() (noteId int64, context uint8) {
+	return it.I64(1), it.Raw[9]
+}
+
 // AppendCallstackFrameSize appends a 10-byte CallstackFrameSize item (ptr: u64, size: u8).
 func AppendCallstackFrameSize(dst []byte, ptr uint64, size uint8) []byte {
 	dst = append(dst, byte(CallstackFrameSize))
@@ -619,12 +909,22 @@ func AppendCallstackFrameSize(dst []byte, ptr uint64, size uint8) []byte {
 	return dst
 }
 
+// CallstackFrameSize reads the fields of a CallstackFrameSize item (the caller checks it.Type).
+func (it Item) CallstackFrameSize() (ptr uint64, size uint8) {
+	return it.U64(1), it.Raw[9]
+}
+
 // AppendSymbolInformation appends a 13-byte SymbolInformation item (line: u32, symAddr: u64).
 func AppendSymbolInformation(dst []byte, line uint32, symAddr uint64) []byte {
 	dst = append(dst, byte(SymbolInformation))
 	dst = le.AppendUint32(dst, line)
 	dst = le.AppendUint64(dst, symAddr)
 	return dst
+}
+
+// SymbolInformation reads the fields of a SymbolInformation item (the caller checks it.Type).
+func (it Item) SymbolInformation() (line uint32, symAddr uint64) {
+	return it.U32(1), it.U64(5)
 }
 
 // AppendFiberEnter appends a 25-byte FiberEnter item (time: i64, fiber: u64, thread: u32, groupHint: i32).
@@ -638,6 +938,11 @@ func AppendFiberEnter(dst []byte, time int64, fiber uint64, thread uint32, group
 	return dst
 }
 
+// FiberEnter reads the fields of a FiberEnter item (the caller checks it.Type).
+func (it Item) FiberEnter() (time int64, fiber uint64, thread uint32, groupHint int32) {
+	return it.I64(1), it.U64(9), it.U32(17), int32(it.U32(21))
+}
+
 // AppendFiberLeave appends a 13-byte FiberLeave item (time: i64, thread: u32).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendFiberLeave(dst []byte, time int64, thread uint32) []byte {
@@ -645,6 +950,11 @@ func AppendFiberLeave(dst []byte, time int64, thread uint32) []byte {
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint32(dst, thread)
 	return dst
+}
+
+// FiberLeave reads the fields of a FiberLeave item (the caller checks it.Type).
+func (it Item) FiberLeave() (time int64, thread uint32) {
+	return it.I64(1), it.U32(9)
 }
 
 // AppendSectionEnter appends a 15-byte SectionEnter item (time: i64, id: u32, category: u16).
@@ -657,6 +967,11 @@ func AppendSectionEnter(dst []byte, time int64, id uint32, category uint16) []by
 	return dst
 }
 
+// SectionEnter reads the fields of a SectionEnter item (the caller checks it.Type).
+func (it Item) SectionEnter() (time int64, id uint32, category uint16) {
+	return it.I64(1), it.U32(9), it.U16(13)
+}
+
 // AppendSectionLeave appends a 13-byte SectionLeave item (time: i64, id: u32).
 // The time is the wire field (T± delta); TimeRefs computes it.
 func AppendSectionLeave(dst []byte, time int64, id uint32) []byte {
@@ -666,11 +981,21 @@ func AppendSectionLeave(dst []byte, time int64, id uint32) []byte {
 	return dst
 }
 
+// SectionLeave reads the fields of a SectionLeave item (the caller checks it.Type).
+func (it Item) SectionLeave() (time int64, id uint32) {
+	return it.I64(1), it.U32(9)
+}
+
 // AppendSectionSetup appends a 3-byte SectionSetup item (category: u16).
 func AppendSectionSetup(dst []byte, category uint16) []byte {
 	dst = append(dst, byte(SectionSetup))
 	dst = le.AppendUint16(dst, category)
 	return dst
+}
+
+// SectionSetup reads the fields of a SectionSetup item (the caller checks it.Type).
+func (it Item) SectionSetup() (category uint16) {
+	return it.U16(1)
 }
 
 // AppendTerminate appends a 1-byte Terminate item (no fields).
@@ -692,6 +1017,11 @@ func AppendThreadContext(dst []byte, thread uint32) []byte {
 	return dst
 }
 
+// ThreadContext reads the fields of a ThreadContext item (the caller checks it.Type).
+func (it Item) ThreadContext() (thread uint32) {
+	return it.U32(1)
+}
+
 // AppendGpuCalibration appends a 26-byte GpuCalibration item (gpuTime: i64, cpuTime: i64, cpuDelta: i64, context: u8).
 func AppendGpuCalibration(dst []byte, gpuTime int64, cpuTime int64, cpuDelta int64, context uint8) []byte {
 	dst = append(dst, byte(GpuCalibration))
@@ -702,6 +1032,11 @@ func AppendGpuCalibration(dst []byte, gpuTime int64, cpuTime int64, cpuDelta int
 	return dst
 }
 
+// GpuCalibration reads the fields of a GpuCalibration item (the caller checks it.Type).
+func (it Item) GpuCalibration() (gpuTime int64, cpuTime int64, cpuDelta int64, context uint8) {
+	return it.I64(1), it.I64(9), it.I64(17), it.Raw[25]
+}
+
 // AppendGpuTimeSync appends a 18-byte GpuTimeSync item (gpuTime: i64, cpuTime: i64, context: u8).
 func AppendGpuTimeSync(dst []byte, gpuTime int64, cpuTime int64, context uint8) []byte {
 	dst = append(dst, byte(GpuTimeSync))
@@ -709,6 +1044,11 @@ func AppendGpuTimeSync(dst []byte, gpuTime int64, cpuTime int64, context uint8) 
 	dst = le.AppendUint64(dst, uint64(cpuTime))
 	dst = append(dst, context)
 	return dst
+}
+
+// GpuTimeSync reads the fields of a GpuTimeSync item (the caller checks it.Type).
+func (it Item) GpuTimeSync() (gpuTime int64, cpuTime int64, context uint8) {
+	return it.I64(1), it.I64(9), it.Raw[17]
 }
 
 // AppendCrash appends a 1-byte Crash item (no fields).
@@ -725,11 +1065,21 @@ func AppendCrashReport(dst []byte, time int64, text uint64) []byte {
 	return dst
 }
 
+// CrashReport reads the fields of a CrashReport item (the caller checks it.Type).
+func (it Item) CrashReport() (time int64, text uint64) {
+	return it.I64(1), it.U64(9)
+}
+
 // AppendZoneValidation appends a 5-byte ZoneValidation item (id: u32).
 func AppendZoneValidation(dst []byte, id uint32) []byte {
 	dst = append(dst, byte(ZoneValidation))
 	dst = le.AppendUint32(dst, id)
 	return dst
+}
+
+// ZoneValidation reads the fields of a ZoneValidation item (the caller checks it.Type).
+func (it Item) ZoneValidation() (id uint32) {
+	return it.U32(1)
 }
 
 // AppendZoneColor appends a 4-byte ZoneColor item (b: u8, g: u8, r: u8).
@@ -741,11 +1091,21 @@ func AppendZoneColor(dst []byte, b uint8, g uint8, r uint8) []byte {
 	return dst
 }
 
+// ZoneColor reads the fields of a ZoneColor item (the caller checks it.Type).
+func (it Item) ZoneColor() (b uint8, g uint8, r uint8) {
+	return it.Raw[1], it.Raw[2], it.Raw[3]
+}
+
 // AppendZoneValue appends a 9-byte ZoneValue item (value: u64).
 func AppendZoneValue(dst []byte, value uint64) []byte {
 	dst = append(dst, byte(ZoneValue))
 	dst = le.AppendUint64(dst, value)
 	return dst
+}
+
+// ZoneValue reads the fields of a ZoneValue item (the caller checks it.Type).
+func (it Item) ZoneValue() (value uint64) {
+	return it.U64(1)
 }
 
 // AppendFrameMarkMsg appends a 17-byte FrameMarkMsg item (time: i64, name: u64).
@@ -756,12 +1116,22 @@ func AppendFrameMarkMsg(dst []byte, time int64, name uint64) []byte {
 	return dst
 }
 
+// FrameMarkMsg reads the fields of a FrameMarkMsg item (the caller checks it.Type).
+func (it Item) FrameMarkMsg() (time int64, name uint64) {
+	return it.I64(1), it.U64(9)
+}
+
 // AppendFrameMarkMsgStart appends a 17-byte FrameMarkMsgStart item (time: i64, name: u64).
 func AppendFrameMarkMsgStart(dst []byte, time int64, name uint64) []byte {
 	dst = append(dst, byte(FrameMarkMsgStart))
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint64(dst, name)
 	return dst
+}
+
+// FrameMarkMsgStart reads the fields of a FrameMarkMsgStart item (the caller checks it.Type).
+func (it Item) FrameMarkMsgStart() (time int64, name uint64) {
+	return it.I64(1), it.U64(9)
 }
 
 // AppendFrameMarkMsgEnd appends a 17-byte FrameMarkMsgEnd item (time: i64, name: u64).
@@ -772,12 +1142,22 @@ func AppendFrameMarkMsgEnd(dst []byte, time int64, name uint64) []byte {
 	return dst
 }
 
+// FrameMarkMsgEnd reads the fields of a FrameMarkMsgEnd item (the caller checks it.Type).
+func (it Item) FrameMarkMsgEnd() (time int64, name uint64) {
+	return it.I64(1), it.U64(9)
+}
+
 // AppendFrameVsync appends a 13-byte FrameVsync item (time: i64, id: u32).
 func AppendFrameVsync(dst []byte, time int64, id uint32) []byte {
 	dst = append(dst, byte(FrameVsync))
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint32(dst, id)
 	return dst
+}
+
+// FrameVsync reads the fields of a FrameVsync item (the caller checks it.Type).
+func (it Item) FrameVsync() (time int64, id uint32) {
+	return it.I64(1), it.U32(9)
 }
 
 // AppendSourceLocation appends a 32-byte SourceLocation item (name: u64, function: u64, file: u64, line: u32, b: u8, g: u8, r: u8).
@@ -793,6 +1173,11 @@ func AppendSourceLocation(dst []byte, name uint64, function uint64, file uint64,
 	return dst
 }
 
+// SourceLocation reads the fields of a SourceLocation item (the caller checks it.Type).
+func (it Item) SourceLocation() (name uint64, function uint64, file uint64, line uint32, b uint8, g uint8, r uint8) {
+	return it.U64(1), it.U64(9), it.U64(17), it.U32(25), it.Raw[29], it.Raw[30], it.Raw[31]
+}
+
 // AppendLockAnnounce appends a 22-byte LockAnnounce item (id: u32, time: i64, lckloc: u64, type: u8).
 func AppendLockAnnounce(dst []byte, id uint32, time int64, lckloc uint64, typ uint8) []byte {
 	dst = append(dst, byte(LockAnnounce))
@@ -803,12 +1188,22 @@ func AppendLockAnnounce(dst []byte, id uint32, time int64, lckloc uint64, typ ui
 	return dst
 }
 
+// LockAnnounce reads the fields of a LockAnnounce item (the caller checks it.Type).
+func (it Item) LockAnnounce() (id uint32, time int64, lckloc uint64, typ uint8) {
+	return it.U32(1), it.I64(5), it.U64(13), it.Raw[21]
+}
+
 // AppendLockTerminate appends a 13-byte LockTerminate item (id: u32, time: i64).
 func AppendLockTerminate(dst []byte, id uint32, time int64) []byte {
 	dst = append(dst, byte(LockTerminate))
 	dst = le.AppendUint32(dst, id)
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// LockTerminate reads the fields of a LockTerminate item (the caller checks it.Type).
+func (it Item) LockTerminate() (id uint32, time int64) {
+	return it.U32(1), it.I64(5)
 }
 
 // AppendLockMark appends a 17-byte LockMark item (thread: u32, id: u32, srcloc: u64).
@@ -820,12 +1215,22 @@ func AppendLockMark(dst []byte, thread uint32, id uint32, srcloc uint64) []byte 
 	return dst
 }
 
+// LockMark reads the fields of a LockMark item (the caller checks it.Type).
+func (it Item) LockMark() (thread uint32, id uint32, srcloc uint64) {
+	return it.U32(1), it.U32(5), it.U64(9)
+}
+
 // AppendMessageLiteral appends a 17-byte MessageLiteral item (time: i64, textAndMetadata: u64).
 func AppendMessageLiteral(dst []byte, time int64, textAndMetadata uint64) []byte {
 	dst = append(dst, byte(MessageLiteral))
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint64(dst, textAndMetadata)
 	return dst
+}
+
+// MessageLiteral reads the fields of a MessageLiteral item (the caller checks it.Type).
+func (it Item) MessageLiteral() (time int64, textAndMetadata uint64) {
+	return it.I64(1), it.U64(9)
 }
 
 // AppendMessageLiteralColor appends a 20-byte MessageLiteralColor item (time: i64, b: u8, g: u8, r: u8, textAndMetadata: u64).
@@ -839,12 +1244,22 @@ func AppendMessageLiteralColor(dst []byte, time int64, b uint8, g uint8, r uint8
 	return dst
 }
 
+// MessageLiteralColor reads the fields of a MessageLiteralColor item (the caller checks it.Type).
+func (it Item) MessageLiteralColor() (time int64, b uint8, g uint8, r uint8, textAndMetadata uint64) {
+	return it.I64(1), it.Raw[9], it.Raw[10], it.Raw[11], it.U64(12)
+}
+
 // AppendMessageLiteralCallstack appends a 17-byte MessageLiteralCallstack item (time: i64, textAndMetadata: u64).
 func AppendMessageLiteralCallstack(dst []byte, time int64, textAndMetadata uint64) []byte {
 	dst = append(dst, byte(MessageLiteralCallstack))
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint64(dst, textAndMetadata)
 	return dst
+}
+
+// MessageLiteralCallstack reads the fields of a MessageLiteralCallstack item (the caller checks it.Type).
+func (it Item) MessageLiteralCallstack() (time int64, textAndMetadata uint64) {
+	return it.I64(1), it.U64(9)
 }
 
 // AppendMessageLiteralColorCallstack appends a 20-byte MessageLiteralColorCallstack item (time: i64, b: u8, g: u8, r: u8, textAndMetadata: u64).
@@ -856,6 +1271,11 @@ func AppendMessageLiteralColorCallstack(dst []byte, time int64, b uint8, g uint8
 	dst = append(dst, r)
 	dst = le.AppendUint64(dst, textAndMetadata)
 	return dst
+}
+
+// MessageLiteralColorCallstack reads the fields of a MessageLiteralColorCallstack item (the caller checks it.Type).
+func (it Item) MessageLiteralColorCallstack() (time int64, b uint8, g uint8, r uint8, textAndMetadata uint64) {
+	return it.I64(1), it.Raw[9], it.Raw[10], it.Raw[11], it.U64(12)
 }
 
 // AppendGpuNewContext appends a 28-byte GpuNewContext item (cpuTime: i64, gpuTime: i64, thread: u32, period: f32, context: u8, flags: u8, type: u8).
@@ -871,6 +1291,11 @@ func AppendGpuNewContext(dst []byte, cpuTime int64, gpuTime int64, thread uint32
 	return dst
 }
 
+// GpuNewContext reads the fields of a GpuNewContext item (the caller checks it.Type).
+func (it Item) GpuNewContext() (cpuTime int64, gpuTime int64, thread uint32, period float32, context uint8, flags uint8, typ uint8) {
+	return it.I64(1), it.I64(9), it.U32(17), math.Float32frombits(it.U32(21)), it.Raw[25], it.Raw[26], it.Raw[27]
+}
+
 // AppendCallstackFrame appends a 17-byte CallstackFrame item (line: u32, symAddr: u64, symLen: u32).
 func AppendCallstackFrame(dst []byte, line uint32, symAddr uint64, symLen uint32) []byte {
 	dst = append(dst, byte(CallstackFrame))
@@ -880,12 +1305,22 @@ func AppendCallstackFrame(dst []byte, line uint32, symAddr uint64, symLen uint32
 	return dst
 }
 
+// CallstackFrame reads the fields of a CallstackFrame item (the caller checks it.Type).
+func (it Item) CallstackFrame() (line uint32, symAddr uint64, symLen uint32) {
+	return it.U32(1), it.U64(5), it.U32(13)
+}
+
 // AppendSysTimeReport appends a 13-byte SysTimeReport item (time: i64, sysTime: f32).
 func AppendSysTimeReport(dst []byte, time int64, sysTime float32) []byte {
 	dst = append(dst, byte(SysTimeReport))
 	dst = le.AppendUint64(dst, uint64(time))
 	dst = le.AppendUint32(dst, math.Float32bits(sysTime))
 	return dst
+}
+
+// SysTimeReport reads the fields of a SysTimeReport item (the caller checks it.Type).
+func (it Item) SysTimeReport() (time int64, sysTime float32) {
+	return it.I64(1), math.Float32frombits(it.U32(9))
 }
 
 // AppendSysPowerReport appends a 25-byte SysPowerReport item (time: i64, delta: u64, name: u64).
@@ -897,12 +1332,22 @@ func AppendSysPowerReport(dst []byte, time int64, delta uint64, name uint64) []b
 	return dst
 }
 
+// SysPowerReport reads the fields of a SysPowerReport item (the caller checks it.Type).
+func (it Item) SysPowerReport() (time int64, delta uint64, name uint64) {
+	return it.I64(1), it.U64(9), it.U64(17)
+}
+
 // AppendTidToPid appends a 17-byte TidToPid item (tid: u64, pid: u64).
 func AppendTidToPid(dst []byte, tid uint64, pid uint64) []byte {
 	dst = append(dst, byte(TidToPid))
 	dst = le.AppendUint64(dst, tid)
 	dst = le.AppendUint64(dst, pid)
 	return dst
+}
+
+// TidToPid reads the fields of a TidToPid item (the caller checks it.Type).
+func (it Item) TidToPid() (tid uint64, pid uint64) {
+	return it.U64(1), it.U64(9)
 }
 
 // AppendHwSampleCpuCycle appends a 17-byte HwSampleCpuCycle item (ip: u64, time: i64).
@@ -913,12 +1358,22 @@ func AppendHwSampleCpuCycle(dst []byte, ip uint64, time int64) []byte {
 	return dst
 }
 
+// HwSampleCpuCycle reads the fields of a HwSampleCpuCycle item (the caller checks it.Type).
+func (it Item) HwSampleCpuCycle() (ip uint64, time int64) {
+	return it.U64(1), it.I64(9)
+}
+
 // AppendHwSampleInstructionRetired appends a 17-byte HwSampleInstructionRetired item (ip: u64, time: i64).
 func AppendHwSampleInstructionRetired(dst []byte, ip uint64, time int64) []byte {
 	dst = append(dst, byte(HwSampleInstructionRetired))
 	dst = le.AppendUint64(dst, ip)
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// HwSampleInstructionRetired reads the fields of a HwSampleInstructionRetired item (the caller checks it.Type).
+func (it Item) HwSampleInstructionRetired() (ip uint64, time int64) {
+	return it.U64(1), it.I64(9)
 }
 
 // AppendHwSampleCacheReference appends a 17-byte HwSampleCacheReference item (ip: u64, time: i64).
@@ -929,12 +1384,22 @@ func AppendHwSampleCacheReference(dst []byte, ip uint64, time int64) []byte {
 	return dst
 }
 
+// HwSampleCacheReference reads the fields of a HwSampleCacheReference item (the caller checks it.Type).
+func (it Item) HwSampleCacheReference() (ip uint64, time int64) {
+	return it.U64(1), it.I64(9)
+}
+
 // AppendHwSampleCacheMiss appends a 17-byte HwSampleCacheMiss item (ip: u64, time: i64).
 func AppendHwSampleCacheMiss(dst []byte, ip uint64, time int64) []byte {
 	dst = append(dst, byte(HwSampleCacheMiss))
 	dst = le.AppendUint64(dst, ip)
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// HwSampleCacheMiss reads the fields of a HwSampleCacheMiss item (the caller checks it.Type).
+func (it Item) HwSampleCacheMiss() (ip uint64, time int64) {
+	return it.U64(1), it.I64(9)
 }
 
 // AppendHwSampleBranchRetired appends a 17-byte HwSampleBranchRetired item (ip: u64, time: i64).
@@ -945,12 +1410,22 @@ func AppendHwSampleBranchRetired(dst []byte, ip uint64, time int64) []byte {
 	return dst
 }
 
+// HwSampleBranchRetired reads the fields of a HwSampleBranchRetired item (the caller checks it.Type).
+func (it Item) HwSampleBranchRetired() (ip uint64, time int64) {
+	return it.U64(1), it.I64(9)
+}
+
 // AppendHwSampleBranchMiss appends a 17-byte HwSampleBranchMiss item (ip: u64, time: i64).
 func AppendHwSampleBranchMiss(dst []byte, ip uint64, time int64) []byte {
 	dst = append(dst, byte(HwSampleBranchMiss))
 	dst = le.AppendUint64(dst, ip)
 	dst = le.AppendUint64(dst, uint64(time))
 	return dst
+}
+
+// HwSampleBranchMiss reads the fields of a HwSampleBranchMiss item (the caller checks it.Type).
+func (it Item) HwSampleBranchMiss() (ip uint64, time int64) {
+	return it.U64(1), it.I64(9)
 }
 
 // AppendPlotConfig appends a 16-byte PlotConfig item (name: u64, type: u8, step: u8, fill: u8, color: u32).
@@ -964,6 +1439,11 @@ func AppendPlotConfig(dst []byte, name uint64, typ uint8, step uint8, fill uint8
 	return dst
 }
 
+// PlotConfig reads the fields of a PlotConfig item (the caller checks it.Type).
+func (it Item) PlotConfig() (name uint64, typ uint8, step uint8, fill uint8, color uint32) {
+	return it.U64(1), it.Raw[9], it.Raw[10], it.Raw[11], it.U32(12)
+}
+
 // AppendParamSetup appends a 18-byte ParamSetup item (idx: u32, name: u64, type: u8, val: i32).
 func AppendParamSetup(dst []byte, idx uint32, name uint64, typ uint8, val int32) []byte {
 	dst = append(dst, byte(ParamSetup))
@@ -972,6 +1452,11 @@ func AppendParamSetup(dst []byte, idx uint32, name uint64, typ uint8, val int32)
 	dst = append(dst, typ)
 	dst = le.AppendUint32(dst, uint32(val))
 	return dst
+}
+
+// ParamSetup reads the fields of a ParamSetup item (the caller checks it.Type).
+func (it Item) ParamSetup() (idx uint32, name uint64, typ uint8, val int32) {
+	return it.U32(1), it.U64(5), it.Raw[13], int32(it.U32(14))
 }
 
 // AppendAckServerQueryNoop appends a 1-byte AckServerQueryNoop item (no fields).
@@ -985,6 +1470,11 @@ func AppendAckSourceCodeNotAvailable(dst []byte, id uint32) []byte {
 	dst = append(dst, byte(AckSourceCodeNotAvailable))
 	dst = le.AppendUint32(dst, id)
 	return dst
+}
+
+// AckSourceCodeNotAvailable reads the fields of a AckSourceCodeNotAvailable item (the caller checks it.Type).
+func (it Item) AckSourceCodeNotAvailable() (id uint32) {
+	return it.U32(1)
 }
 
 // AppendAckSymbolCodeNotAvailable appends a 1-byte AckSymbolCodeNotAvailable item (no fields).
@@ -1001,6 +1491,11 @@ func AppendCpuTopology(dst []byte, pkg uint32, die uint32, core uint32, thread u
 	dst = le.AppendUint32(dst, core)
 	dst = le.AppendUint32(dst, thread)
 	return dst
+}
+
+// CpuTopology reads the fields of a CpuTopology item (the caller checks it.Type).
+func (it Item) CpuTopology() (pkg uint32, die uint32, core uint32, thread uint32) {
+	return it.U32(1), it.U32(5), it.U32(9), it.U32(13)
 }
 
 // AppendSingleStringData appends a SingleStringData item carrying s (256..65535 bytes, else ErrTooLong).
@@ -1048,12 +1543,22 @@ func AppendMemNamePayload(dst []byte, name uint64) []byte {
 	return dst
 }
 
+// MemNamePayload reads the fields of a MemNamePayload item (the caller checks it.Type).
+func (it Item) MemNamePayload() (name uint64) {
+	return it.U64(1)
+}
+
 // AppendThreadGroupHint appends a 9-byte ThreadGroupHint item (thread: u32, groupHint: i32).
 func AppendThreadGroupHint(dst []byte, thread uint32, groupHint int32) []byte {
 	dst = append(dst, byte(ThreadGroupHint))
 	dst = le.AppendUint32(dst, thread)
 	dst = le.AppendUint32(dst, uint32(groupHint))
 	return dst
+}
+
+// ThreadGroupHint reads the fields of a ThreadGroupHint item (the caller checks it.Type).
+func (it Item) ThreadGroupHint() (thread uint32, groupHint int32) {
+	return it.U32(1), int32(it.U32(5))
 }
 
 // AppendGpuZoneAnnotation appends a 24-byte GpuZoneAnnotation item (noteId: i64, value: f64, thread: u32, queryId: u16, context: u8).
@@ -1065,6 +1570,11 @@ func AppendGpuZoneAnnotation(dst []byte, noteId int64, value float64, thread uin
 	dst = le.AppendUint16(dst, queryId)
 	dst = append(dst, context)
 	return dst
+}
+
+// GpuZoneAnnotation reads the fields of a GpuZoneAnnotation item (the caller checks it.Type).
+func (it Item) GpuZoneAnnotation() (noteId int64, value float64, thread uint32, queryId uint16, context uint8) {
+	return it.I64(1), math.Float64frombits(it.U64(9)), it.U32(17), it.U16(21), it.Raw[23]
 }
 
 // AppendStringData appends a StringData item: key ptr and data (at most 65535 bytes, else ErrTooLong).

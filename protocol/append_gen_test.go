@@ -11,28 +11,25 @@ var _ = math.Float32bits
 // them) or payload it must decode to.
 func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, b []byte, err error, fields []uint64, ptr uint64, payload string)) {
 	{
-		got(ZoneText, AppendZoneText(nil), nil, []uint64{}, 0, "")
+		b := AppendZoneText(nil)
+		got(ZoneText, b, nil, []uint64{}, 0, "")
 	}
 	{
-		got(ZoneName, AppendZoneName(nil), nil, []uint64{}, 0, "")
-	}
-	{
-		a0 := int64(v())
-		a1 := uint8(v())
-		got(Message, AppendMessage(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendZoneName(nil)
+		got(ZoneName, b, nil, []uint64{}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint8(v())
-		a2 := uint8(v())
-		a3 := uint8(v())
-		a4 := uint8(v())
-		got(MessageColor, AppendMessageColor(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
-	}
-	{
-		a0 := int64(v())
-		a1 := uint8(v())
-		got(MessageCallstack, AppendMessageCallstack(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendMessage(nil, a0, a1)
+		r0, r1 := Item{Type: Message, Raw: b}.Message()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(Message, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -40,210 +37,598 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint8(v())
 		a3 := uint8(v())
 		a4 := uint8(v())
-		got(MessageColorCallstack, AppendMessageColorCallstack(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendMessageColor(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: MessageColor, Raw: b}.MessageColor()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(MessageColor, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
-		got(MessageAppInfo, AppendMessageAppInfo(nil, a0), nil, []uint64{uint64(int64(a0))}, 0, "")
+		a1 := uint8(v())
+		b := AppendMessageCallstack(nil, a0, a1)
+		r0, r1 := Item{Type: MessageCallstack, Raw: b}.MessageCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(MessageCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
-		got(ZoneBeginAllocSrcLoc, AppendZoneBeginAllocSrcLoc(nil, a0), nil, []uint64{uint64(int64(a0))}, 0, "")
+		a1 := uint8(v())
+		a2 := uint8(v())
+		a3 := uint8(v())
+		a4 := uint8(v())
+		b := AppendMessageColorCallstack(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: MessageColorCallstack, Raw: b}.MessageColorCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(MessageColorCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
-		got(ZoneBeginAllocSrcLocCallstack, AppendZoneBeginAllocSrcLocCallstack(nil, a0), nil, []uint64{uint64(int64(a0))}, 0, "")
+		b := AppendMessageAppInfo(nil, a0)
+		r0 := Item{Type: MessageAppInfo, Raw: b}.MessageAppInfo()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(MessageAppInfo, b, nil, []uint64{uint64(int64(a0))}, 0, "")
 	}
 	{
-		got(CallstackSerial, AppendCallstackSerial(nil), nil, []uint64{}, 0, "")
+		a0 := int64(v())
+		b := AppendZoneBeginAllocSrcLoc(nil, a0)
+		r0 := Item{Type: ZoneBeginAllocSrcLoc, Raw: b}.ZoneBeginAllocSrcLoc()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBeginAllocSrcLoc, b, nil, []uint64{uint64(int64(a0))}, 0, "")
 	}
 	{
-		got(Callstack, AppendCallstack(nil), nil, []uint64{}, 0, "")
+		a0 := int64(v())
+		b := AppendZoneBeginAllocSrcLocCallstack(nil, a0)
+		r0 := Item{Type: ZoneBeginAllocSrcLocCallstack, Raw: b}.ZoneBeginAllocSrcLocCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBeginAllocSrcLocCallstack, b, nil, []uint64{uint64(int64(a0))}, 0, "")
 	}
 	{
-		got(CallstackAlloc, AppendCallstackAlloc(nil), nil, []uint64{}, 0, "")
+		b := AppendCallstackSerial(nil)
+		got(CallstackSerial, b, nil, []uint64{}, 0, "")
+	}
+	{
+		b := AppendCallstack(nil)
+		got(Callstack, b, nil, []uint64{}, 0, "")
+	}
+	{
+		b := AppendCallstackAlloc(nil)
+		got(CallstackAlloc, b, nil, []uint64{}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := int64(v())
-		got(CallstackSample, AppendCallstackSample(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendCallstackSample(nil, a0, a1)
+		r0, r1 := Item{Type: CallstackSample, Raw: b}.CallstackSample()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackSample, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
-		got(CallstackSample32, AppendCallstackSample32(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendCallstackSample32(nil, a0, a1)
+		r0, r1 := Item{Type: CallstackSample32, Raw: b}.CallstackSample32()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackSample32, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint16(v())
-		got(CallstackSample16, AppendCallstackSample16(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendCallstackSample16(nil, a0, a1)
+		r0, r1 := Item{Type: CallstackSample16, Raw: b}.CallstackSample16()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackSample16, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := int64(v())
-		got(CallstackSampleContextSwitch, AppendCallstackSampleContextSwitch(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendCallstackSampleContextSwitch(nil, a0, a1)
+		r0, r1 := Item{Type: CallstackSampleContextSwitch, Raw: b}.CallstackSampleContextSwitch()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackSampleContextSwitch, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
-		got(CallstackSampleContextSwitch32, AppendCallstackSampleContextSwitch32(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendCallstackSampleContextSwitch32(nil, a0, a1)
+		r0, r1 := Item{Type: CallstackSampleContextSwitch32, Raw: b}.CallstackSampleContextSwitch32()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackSampleContextSwitch32, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint16(v())
-		got(CallstackSampleContextSwitch16, AppendCallstackSampleContextSwitch16(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendCallstackSampleContextSwitch16(nil, a0, a1)
+		r0, r1 := Item{Type: CallstackSampleContextSwitch16, Raw: b}.CallstackSampleContextSwitch16()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackSampleContextSwitch16, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint16(v())
 		a2 := uint16(v())
 		a3 := uint8(v())
-		got(FrameImage, AppendFrameImage(nil, a0, a1, a2, a3), nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendFrameImage(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: FrameImage, Raw: b}.FrameImage()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(FrameImage, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(ZoneBegin, AppendZoneBegin(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendZoneBegin(nil, a0, a1)
+		r0, r1 := Item{Type: ZoneBegin, Raw: b}.ZoneBegin()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBegin, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint64(v())
-		got(ZoneBegin32, AppendZoneBegin32(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendZoneBegin32(nil, a0, a1)
+		r0, r1 := Item{Type: ZoneBegin32, Raw: b}.ZoneBegin32()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBegin32, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint16(v())
 		a1 := uint64(v())
-		got(ZoneBegin16, AppendZoneBegin16(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendZoneBegin16(nil, a0, a1)
+		r0, r1 := Item{Type: ZoneBegin16, Raw: b}.ZoneBegin16()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBegin16, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(ZoneBeginCallstack, AppendZoneBeginCallstack(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendZoneBeginCallstack(nil, a0, a1)
+		r0, r1 := Item{Type: ZoneBeginCallstack, Raw: b}.ZoneBeginCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBeginCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint64(v())
-		got(ZoneBeginCallstack32, AppendZoneBeginCallstack32(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendZoneBeginCallstack32(nil, a0, a1)
+		r0, r1 := Item{Type: ZoneBeginCallstack32, Raw: b}.ZoneBeginCallstack32()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBeginCallstack32, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint16(v())
 		a1 := uint64(v())
-		got(ZoneBeginCallstack16, AppendZoneBeginCallstack16(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendZoneBeginCallstack16(nil, a0, a1)
+		r0, r1 := Item{Type: ZoneBeginCallstack16, Raw: b}.ZoneBeginCallstack16()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneBeginCallstack16, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
-		got(ZoneEnd, AppendZoneEnd(nil, a0), nil, []uint64{uint64(int64(a0))}, 0, "")
+		b := AppendZoneEnd(nil, a0)
+		r0 := Item{Type: ZoneEnd, Raw: b}.ZoneEnd()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneEnd, b, nil, []uint64{uint64(int64(a0))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
-		got(ZoneEnd32, AppendZoneEnd32(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendZoneEnd32(nil, a0)
+		r0 := Item{Type: ZoneEnd32, Raw: b}.ZoneEnd32()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneEnd32, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := uint16(v())
-		got(ZoneEnd16, AppendZoneEnd16(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendZoneEnd16(nil, a0)
+		r0 := Item{Type: ZoneEnd16, Raw: b}.ZoneEnd16()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneEnd16, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
 		a2 := int64(v())
-		got(LockWait, AppendLockWait(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
+		b := AppendLockWait(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: LockWait, Raw: b}.LockWait()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(LockWait, b, nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
 		a2 := int64(v())
-		got(LockObtain, AppendLockObtain(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
+		b := AppendLockObtain(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: LockObtain, Raw: b}.LockObtain()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(LockObtain, b, nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := int64(v())
-		got(LockRelease, AppendLockRelease(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendLockRelease(nil, a0, a1)
+		r0, r1 := Item{Type: LockRelease, Raw: b}.LockRelease()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(LockRelease, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
 		a2 := int64(v())
-		got(LockSharedWait, AppendLockSharedWait(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
+		b := AppendLockSharedWait(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: LockSharedWait, Raw: b}.LockSharedWait()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(LockSharedWait, b, nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
 		a2 := int64(v())
-		got(LockSharedObtain, AppendLockSharedObtain(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
+		b := AppendLockSharedObtain(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: LockSharedObtain, Raw: b}.LockSharedObtain()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(LockSharedObtain, b, nil, []uint64{uint64(a0), uint64(a1), uint64(int64(a2))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := int64(v())
 		a2 := uint32(v())
-		got(LockSharedRelease, AppendLockSharedRelease(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(a2)}, 0, "")
+		b := AppendLockSharedRelease(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: LockSharedRelease, Raw: b}.LockSharedRelease()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(LockSharedRelease, b, nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
-		got(LockName, AppendLockName(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendLockName(nil, a0)
+		r0 := Item{Type: LockName, Raw: b}.LockName()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(LockName, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
 		a3 := uint64(v())
-		got(MemAlloc, AppendMemAlloc(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
+		b := AppendMemAlloc(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: MemAlloc, Raw: b}.MemAlloc()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3&(1<<48-1) {
+			b = nil // accessor mismatch
+		}
+		got(MemAlloc, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
 		a3 := uint64(v())
-		got(MemAllocNamed, AppendMemAllocNamed(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
+		b := AppendMemAllocNamed(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: MemAllocNamed, Raw: b}.MemAllocNamed()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3&(1<<48-1) {
+			b = nil // accessor mismatch
+		}
+		got(MemAllocNamed, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
-		got(MemFree, AppendMemFree(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendMemFree(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: MemFree, Raw: b}.MemFree()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(MemFree, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
-		got(MemFreeNamed, AppendMemFreeNamed(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendMemFreeNamed(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: MemFreeNamed, Raw: b}.MemFreeNamed()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(MemFreeNamed, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
 		a3 := uint64(v())
-		got(MemAllocCallstack, AppendMemAllocCallstack(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
+		b := AppendMemAllocCallstack(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: MemAllocCallstack, Raw: b}.MemAllocCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3&(1<<48-1) {
+			b = nil // accessor mismatch
+		}
+		got(MemAllocCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
 		a3 := uint64(v())
-		got(MemAllocCallstackNamed, AppendMemAllocCallstackNamed(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
+		b := AppendMemAllocCallstackNamed(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: MemAllocCallstackNamed, Raw: b}.MemAllocCallstackNamed()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3&(1<<48-1) {
+			b = nil // accessor mismatch
+		}
+		got(MemAllocCallstackNamed, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), a3 & (1<<48 - 1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
-		got(MemFreeCallstack, AppendMemFreeCallstack(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendMemFreeCallstack(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: MemFreeCallstack, Raw: b}.MemFreeCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(MemFreeCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
-		got(MemFreeCallstackNamed, AppendMemFreeCallstackNamed(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendMemFreeCallstackNamed(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: MemFreeCallstackNamed, Raw: b}.MemFreeCallstackNamed()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(MemFreeCallstackNamed, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
-		got(MemDiscard, AppendMemDiscard(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendMemDiscard(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: MemDiscard, Raw: b}.MemDiscard()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(MemDiscard, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
-		got(MemDiscardCallstack, AppendMemDiscardCallstack(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendMemDiscardCallstack(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: MemDiscardCallstack, Raw: b}.MemDiscardCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(MemDiscardCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -251,7 +636,24 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint16(v())
 		a3 := uint8(v())
 		a4 := uint64(v())
-		got(GpuZoneBegin, AppendGpuZoneBegin(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendGpuZoneBegin(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: GpuZoneBegin, Raw: b}.GpuZoneBegin()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBegin, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -259,28 +661,87 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint16(v())
 		a3 := uint8(v())
 		a4 := uint64(v())
-		got(GpuZoneBeginCallstack, AppendGpuZoneBeginCallstack(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendGpuZoneBeginCallstack(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: GpuZoneBeginCallstack, Raw: b}.GpuZoneBeginCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBeginCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint16(v())
 		a3 := uint8(v())
-		got(GpuZoneBeginAllocSrcLoc, AppendGpuZoneBeginAllocSrcLoc(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendGpuZoneBeginAllocSrcLoc(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: GpuZoneBeginAllocSrcLoc, Raw: b}.GpuZoneBeginAllocSrcLoc()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBeginAllocSrcLoc, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint16(v())
 		a3 := uint8(v())
-		got(GpuZoneBeginAllocSrcLocCallstack, AppendGpuZoneBeginAllocSrcLocCallstack(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendGpuZoneBeginAllocSrcLocCallstack(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: GpuZoneBeginAllocSrcLocCallstack, Raw: b}.GpuZoneBeginAllocSrcLocCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBeginAllocSrcLocCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint16(v())
 		a3 := uint8(v())
-		got(GpuZoneEnd, AppendGpuZoneEnd(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendGpuZoneEnd(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: GpuZoneEnd, Raw: b}.GpuZoneEnd()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneEnd, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -288,7 +749,24 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint16(v())
 		a3 := uint8(v())
 		a4 := uint64(v())
-		got(GpuZoneBeginSerial, AppendGpuZoneBeginSerial(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendGpuZoneBeginSerial(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: GpuZoneBeginSerial, Raw: b}.GpuZoneBeginSerial()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBeginSerial, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -296,46 +774,138 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint16(v())
 		a3 := uint8(v())
 		a4 := uint64(v())
-		got(GpuZoneBeginCallstackSerial, AppendGpuZoneBeginCallstackSerial(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendGpuZoneBeginCallstackSerial(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: GpuZoneBeginCallstackSerial, Raw: b}.GpuZoneBeginCallstackSerial()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBeginCallstackSerial, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint16(v())
 		a3 := uint8(v())
-		got(GpuZoneBeginAllocSrcLocSerial, AppendGpuZoneBeginAllocSrcLocSerial(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendGpuZoneBeginAllocSrcLocSerial(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: GpuZoneBeginAllocSrcLocSerial, Raw: b}.GpuZoneBeginAllocSrcLocSerial()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBeginAllocSrcLocSerial, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint16(v())
 		a3 := uint8(v())
-		got(GpuZoneBeginAllocSrcLocCallstackSerial, AppendGpuZoneBeginAllocSrcLocCallstackSerial(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendGpuZoneBeginAllocSrcLocCallstackSerial(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: GpuZoneBeginAllocSrcLocCallstackSerial, Raw: b}.GpuZoneBeginAllocSrcLocCallstackSerial()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneBeginAllocSrcLocCallstackSerial, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint16(v())
 		a3 := uint8(v())
-		got(GpuZoneEndSerial, AppendGpuZoneEndSerial(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendGpuZoneEndSerial(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: GpuZoneEndSerial, Raw: b}.GpuZoneEndSerial()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneEndSerial, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
 		a2 := int64(v())
-		got(PlotDataInt, AppendPlotDataInt(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(int64(a2))}, 0, "")
+		b := AppendPlotDataInt(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: PlotDataInt, Raw: b}.PlotDataInt()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(PlotDataInt, b, nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(int64(a2))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
 		a2 := float32(int32(v())) / 7
-		got(PlotDataFloat, AppendPlotDataFloat(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(math.Float32bits(a2))}, 0, "")
+		b := AppendPlotDataFloat(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: PlotDataFloat, Raw: b}.PlotDataFloat()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(PlotDataFloat, b, nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(math.Float32bits(a2))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
 		a2 := float64(int64(v())) / 7
-		got(PlotDataDouble, AppendPlotDataDouble(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(int64(a1)), math.Float64bits(a2)}, 0, "")
+		b := AppendPlotDataDouble(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: PlotDataDouble, Raw: b}.PlotDataDouble()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(PlotDataDouble, b, nil, []uint64{uint64(a0), uint64(int64(a1)), math.Float64bits(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -347,7 +917,36 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a6 := uint8(v())
 		a7 := int8(v())
 		a8 := int8(v())
-		got(ContextSwitch, AppendContextSwitch(nil, a0, a1, a2, a3, a4, a5, a6, a7, a8), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4), uint64(a5), uint64(a6), uint64(int64(a7)), uint64(int64(a8))}, 0, "")
+		b := AppendContextSwitch(nil, a0, a1, a2, a3, a4, a5, a6, a7, a8)
+		r0, r1, r2, r3, r4, r5, r6, r7, r8 := Item{Type: ContextSwitch, Raw: b}.ContextSwitch()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		if r5 != a5 {
+			b = nil // accessor mismatch
+		}
+		if r6 != a6 {
+			b = nil // accessor mismatch
+		}
+		if r7 != a7 {
+			b = nil // accessor mismatch
+		}
+		if r8 != a8 {
+			b = nil // accessor mismatch
+		}
+		got(ContextSwitch, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4), uint64(a5), uint64(a6), uint64(int64(a7)), uint64(int64(a8))}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -355,124 +954,321 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint8(v())
 		a3 := int8(v())
 		a4 := int8(v())
-		got(ThreadWakeup, AppendThreadWakeup(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(int64(a3)), uint64(int64(a4))}, 0, "")
+		b := AppendThreadWakeup(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: ThreadWakeup, Raw: b}.ThreadWakeup()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(ThreadWakeup, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(int64(a3)), uint64(int64(a4))}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint16(v())
 		a2 := uint8(v())
-		got(GpuTime, AppendGpuTime(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendGpuTime(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: GpuTime, Raw: b}.GpuTime()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(GpuTime, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := uint8(v())
-		got(GpuContextName, AppendGpuContextName(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendGpuContextName(nil, a0)
+		r0 := Item{Type: GpuContextName, Raw: b}.GpuContextName()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(GpuContextName, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint8(v())
-		got(GpuAnnotationName, AppendGpuAnnotationName(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendGpuAnnotationName(nil, a0, a1)
+		r0, r1 := Item{Type: GpuAnnotationName, Raw: b}.GpuAnnotationName()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(GpuAnnotationName, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := uint8(v())
-		got(CallstackFrameSize, AppendCallstackFrameSize(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendCallstackFrameSize(nil, a0, a1)
+		r0, r1 := Item{Type: CallstackFrameSize, Raw: b}.CallstackFrameSize()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackFrameSize, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint64(v())
-		got(SymbolInformation, AppendSymbolInformation(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendSymbolInformation(nil, a0, a1)
+		r0, r1 := Item{Type: SymbolInformation, Raw: b}.SymbolInformation()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(SymbolInformation, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
 		a2 := uint32(v())
 		a3 := int32(v())
-		got(FiberEnter, AppendFiberEnter(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(int64(a3))}, 0, "")
+		b := AppendFiberEnter(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: FiberEnter, Raw: b}.FiberEnter()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(FiberEnter, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(int64(a3))}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
-		got(FiberLeave, AppendFiberLeave(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendFiberLeave(nil, a0, a1)
+		r0, r1 := Item{Type: FiberLeave, Raw: b}.FiberLeave()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(FiberLeave, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
 		a2 := uint16(v())
-		got(SectionEnter, AppendSectionEnter(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendSectionEnter(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: SectionEnter, Raw: b}.SectionEnter()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(SectionEnter, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
-		got(SectionLeave, AppendSectionLeave(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendSectionLeave(nil, a0, a1)
+		r0, r1 := Item{Type: SectionLeave, Raw: b}.SectionLeave()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(SectionLeave, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint16(v())
-		got(SectionSetup, AppendSectionSetup(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendSectionSetup(nil, a0)
+		r0 := Item{Type: SectionSetup, Raw: b}.SectionSetup()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(SectionSetup, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
-		got(Terminate, AppendTerminate(nil), nil, []uint64{}, 0, "")
+		b := AppendTerminate(nil)
+		got(Terminate, b, nil, []uint64{}, 0, "")
 	}
 	{
-		got(KeepAlive, AppendKeepAlive(nil), nil, []uint64{}, 0, "")
+		b := AppendKeepAlive(nil)
+		got(KeepAlive, b, nil, []uint64{}, 0, "")
 	}
 	{
 		a0 := uint32(v())
-		got(ThreadContext, AppendThreadContext(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendThreadContext(nil, a0)
+		r0 := Item{Type: ThreadContext, Raw: b}.ThreadContext()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ThreadContext, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := int64(v())
 		a2 := int64(v())
 		a3 := uint8(v())
-		got(GpuCalibration, AppendGpuCalibration(nil, a0, a1, a2, a3), nil, []uint64{uint64(int64(a0)), uint64(int64(a1)), uint64(int64(a2)), uint64(a3)}, 0, "")
+		b := AppendGpuCalibration(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: GpuCalibration, Raw: b}.GpuCalibration()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(GpuCalibration, b, nil, []uint64{uint64(int64(a0)), uint64(int64(a1)), uint64(int64(a2)), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := int64(v())
 		a2 := uint8(v())
-		got(GpuTimeSync, AppendGpuTimeSync(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(int64(a1)), uint64(a2)}, 0, "")
+		b := AppendGpuTimeSync(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: GpuTimeSync, Raw: b}.GpuTimeSync()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(GpuTimeSync, b, nil, []uint64{uint64(int64(a0)), uint64(int64(a1)), uint64(a2)}, 0, "")
 	}
 	{
-		got(Crash, AppendCrash(nil), nil, []uint64{}, 0, "")
+		b := AppendCrash(nil)
+		got(Crash, b, nil, []uint64{}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(CrashReport, AppendCrashReport(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendCrashReport(nil, a0, a1)
+		r0, r1 := Item{Type: CrashReport, Raw: b}.CrashReport()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(CrashReport, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
-		got(ZoneValidation, AppendZoneValidation(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendZoneValidation(nil, a0)
+		r0 := Item{Type: ZoneValidation, Raw: b}.ZoneValidation()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneValidation, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := uint8(v())
 		a1 := uint8(v())
 		a2 := uint8(v())
-		got(ZoneColor, AppendZoneColor(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendZoneColor(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: ZoneColor, Raw: b}.ZoneColor()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneColor, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := uint64(v())
-		got(ZoneValue, AppendZoneValue(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendZoneValue(nil, a0)
+		r0 := Item{Type: ZoneValue, Raw: b}.ZoneValue()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(ZoneValue, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(FrameMarkMsg, AppendFrameMarkMsg(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendFrameMarkMsg(nil, a0, a1)
+		r0, r1 := Item{Type: FrameMarkMsg, Raw: b}.FrameMarkMsg()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(FrameMarkMsg, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(FrameMarkMsgStart, AppendFrameMarkMsgStart(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendFrameMarkMsgStart(nil, a0, a1)
+		r0, r1 := Item{Type: FrameMarkMsgStart, Raw: b}.FrameMarkMsgStart()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(FrameMarkMsgStart, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(FrameMarkMsgEnd, AppendFrameMarkMsgEnd(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendFrameMarkMsgEnd(nil, a0, a1)
+		r0, r1 := Item{Type: FrameMarkMsgEnd, Raw: b}.FrameMarkMsgEnd()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(FrameMarkMsgEnd, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint32(v())
-		got(FrameVsync, AppendFrameVsync(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendFrameVsync(nil, a0, a1)
+		r0, r1 := Item{Type: FrameVsync, Raw: b}.FrameVsync()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(FrameVsync, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint64(v())
@@ -482,30 +1278,94 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a4 := uint8(v())
 		a5 := uint8(v())
 		a6 := uint8(v())
-		got(SourceLocation, AppendSourceLocation(nil, a0, a1, a2, a3, a4, a5, a6), nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3), uint64(a4), uint64(a5), uint64(a6)}, 0, "")
+		b := AppendSourceLocation(nil, a0, a1, a2, a3, a4, a5, a6)
+		r0, r1, r2, r3, r4, r5, r6 := Item{Type: SourceLocation, Raw: b}.SourceLocation()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		if r5 != a5 {
+			b = nil // accessor mismatch
+		}
+		if r6 != a6 {
+			b = nil // accessor mismatch
+		}
+		got(SourceLocation, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3), uint64(a4), uint64(a5), uint64(a6)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := int64(v())
 		a2 := uint64(v())
 		a3 := uint8(v())
-		got(LockAnnounce, AppendLockAnnounce(nil, a0, a1, a2, a3), nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendLockAnnounce(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: LockAnnounce, Raw: b}.LockAnnounce()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(LockAnnounce, b, nil, []uint64{uint64(a0), uint64(int64(a1)), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := int64(v())
-		got(LockTerminate, AppendLockTerminate(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendLockTerminate(nil, a0, a1)
+		r0, r1 := Item{Type: LockTerminate, Raw: b}.LockTerminate()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(LockTerminate, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
 		a2 := uint64(v())
-		got(LockMark, AppendLockMark(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendLockMark(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: LockMark, Raw: b}.LockMark()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(LockMark, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(MessageLiteral, AppendMessageLiteral(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendMessageLiteral(nil, a0, a1)
+		r0, r1 := Item{Type: MessageLiteral, Raw: b}.MessageLiteral()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(MessageLiteral, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -513,12 +1373,37 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint8(v())
 		a3 := uint8(v())
 		a4 := uint64(v())
-		got(MessageLiteralColor, AppendMessageLiteralColor(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendMessageLiteralColor(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: MessageLiteralColor, Raw: b}.MessageLiteralColor()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(MessageLiteralColor, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
-		got(MessageLiteralCallstack, AppendMessageLiteralCallstack(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
+		b := AppendMessageLiteralCallstack(nil, a0, a1)
+		r0, r1 := Item{Type: MessageLiteralCallstack, Raw: b}.MessageLiteralCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(MessageLiteralCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -526,7 +1411,24 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint8(v())
 		a3 := uint8(v())
 		a4 := uint64(v())
-		got(MessageLiteralColorCallstack, AppendMessageLiteralColorCallstack(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendMessageLiteralColorCallstack(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: MessageLiteralColorCallstack, Raw: b}.MessageLiteralColorCallstack()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(MessageLiteralColorCallstack, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -536,59 +1438,168 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a4 := uint8(v())
 		a5 := uint8(v())
 		a6 := uint8(v())
-		got(GpuNewContext, AppendGpuNewContext(nil, a0, a1, a2, a3, a4, a5, a6), nil, []uint64{uint64(int64(a0)), uint64(int64(a1)), uint64(a2), uint64(math.Float32bits(a3)), uint64(a4), uint64(a5), uint64(a6)}, 0, "")
+		b := AppendGpuNewContext(nil, a0, a1, a2, a3, a4, a5, a6)
+		r0, r1, r2, r3, r4, r5, r6 := Item{Type: GpuNewContext, Raw: b}.GpuNewContext()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		if r5 != a5 {
+			b = nil // accessor mismatch
+		}
+		if r6 != a6 {
+			b = nil // accessor mismatch
+		}
+		got(GpuNewContext, b, nil, []uint64{uint64(int64(a0)), uint64(int64(a1)), uint64(a2), uint64(math.Float32bits(a3)), uint64(a4), uint64(a5), uint64(a6)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint64(v())
 		a2 := uint32(v())
-		got(CallstackFrame, AppendCallstackFrame(nil, a0, a1, a2), nil, []uint64{uint64(a0), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendCallstackFrame(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: CallstackFrame, Raw: b}.CallstackFrame()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(CallstackFrame, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := float32(int32(v())) / 7
-		got(SysTimeReport, AppendSysTimeReport(nil, a0, a1), nil, []uint64{uint64(int64(a0)), uint64(math.Float32bits(a1))}, 0, "")
+		b := AppendSysTimeReport(nil, a0, a1)
+		r0, r1 := Item{Type: SysTimeReport, Raw: b}.SysTimeReport()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(SysTimeReport, b, nil, []uint64{uint64(int64(a0)), uint64(math.Float32bits(a1))}, 0, "")
 	}
 	{
 		a0 := int64(v())
 		a1 := uint64(v())
 		a2 := uint64(v())
-		got(SysPowerReport, AppendSysPowerReport(nil, a0, a1, a2), nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
+		b := AppendSysPowerReport(nil, a0, a1, a2)
+		r0, r1, r2 := Item{Type: SysPowerReport, Raw: b}.SysPowerReport()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		got(SysPowerReport, b, nil, []uint64{uint64(int64(a0)), uint64(a1), uint64(a2)}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := uint64(v())
-		got(TidToPid, AppendTidToPid(nil, a0, a1), nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
+		b := AppendTidToPid(nil, a0, a1)
+		r0, r1 := Item{Type: TidToPid, Raw: b}.TidToPid()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(TidToPid, b, nil, []uint64{uint64(a0), uint64(a1)}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
-		got(HwSampleCpuCycle, AppendHwSampleCpuCycle(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendHwSampleCpuCycle(nil, a0, a1)
+		r0, r1 := Item{Type: HwSampleCpuCycle, Raw: b}.HwSampleCpuCycle()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(HwSampleCpuCycle, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
-		got(HwSampleInstructionRetired, AppendHwSampleInstructionRetired(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendHwSampleInstructionRetired(nil, a0, a1)
+		r0, r1 := Item{Type: HwSampleInstructionRetired, Raw: b}.HwSampleInstructionRetired()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(HwSampleInstructionRetired, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
-		got(HwSampleCacheReference, AppendHwSampleCacheReference(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendHwSampleCacheReference(nil, a0, a1)
+		r0, r1 := Item{Type: HwSampleCacheReference, Raw: b}.HwSampleCacheReference()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(HwSampleCacheReference, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
-		got(HwSampleCacheMiss, AppendHwSampleCacheMiss(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendHwSampleCacheMiss(nil, a0, a1)
+		r0, r1 := Item{Type: HwSampleCacheMiss, Raw: b}.HwSampleCacheMiss()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(HwSampleCacheMiss, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
-		got(HwSampleBranchRetired, AppendHwSampleBranchRetired(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendHwSampleBranchRetired(nil, a0, a1)
+		r0, r1 := Item{Type: HwSampleBranchRetired, Raw: b}.HwSampleBranchRetired()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(HwSampleBranchRetired, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
 		a1 := int64(v())
-		got(HwSampleBranchMiss, AppendHwSampleBranchMiss(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendHwSampleBranchMiss(nil, a0, a1)
+		r0, r1 := Item{Type: HwSampleBranchMiss, Raw: b}.HwSampleBranchMiss()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(HwSampleBranchMiss, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := uint64(v())
@@ -596,31 +1607,83 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint8(v())
 		a3 := uint8(v())
 		a4 := uint32(v())
-		got(PlotConfig, AppendPlotConfig(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendPlotConfig(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: PlotConfig, Raw: b}.PlotConfig()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(PlotConfig, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint64(v())
 		a2 := uint8(v())
 		a3 := int32(v())
-		got(ParamSetup, AppendParamSetup(nil, a0, a1, a2, a3), nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(int64(a3))}, 0, "")
+		b := AppendParamSetup(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: ParamSetup, Raw: b}.ParamSetup()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(ParamSetup, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(int64(a3))}, 0, "")
 	}
 	{
-		got(AckServerQueryNoop, AppendAckServerQueryNoop(nil), nil, []uint64{}, 0, "")
+		b := AppendAckServerQueryNoop(nil)
+		got(AckServerQueryNoop, b, nil, []uint64{}, 0, "")
 	}
 	{
 		a0 := uint32(v())
-		got(AckSourceCodeNotAvailable, AppendAckSourceCodeNotAvailable(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendAckSourceCodeNotAvailable(nil, a0)
+		r0 := Item{Type: AckSourceCodeNotAvailable, Raw: b}.AckSourceCodeNotAvailable()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(AckSourceCodeNotAvailable, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
-		got(AckSymbolCodeNotAvailable, AppendAckSymbolCodeNotAvailable(nil), nil, []uint64{}, 0, "")
+		b := AppendAckSymbolCodeNotAvailable(nil)
+		got(AckSymbolCodeNotAvailable, b, nil, []uint64{}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := uint32(v())
 		a2 := uint32(v())
 		a3 := uint32(v())
-		got(CpuTopology, AppendCpuTopology(nil, a0, a1, a2, a3), nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
+		b := AppendCpuTopology(nil, a0, a1, a2, a3)
+		r0, r1, r2, r3 := Item{Type: CpuTopology, Raw: b}.CpuTopology()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		got(CpuTopology, b, nil, []uint64{uint64(a0), uint64(a1), uint64(a2), uint64(a3)}, 0, "")
 	}
 	{
 		p := s()
@@ -644,12 +1707,25 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 	}
 	{
 		a0 := uint64(v())
-		got(MemNamePayload, AppendMemNamePayload(nil, a0), nil, []uint64{uint64(a0)}, 0, "")
+		b := AppendMemNamePayload(nil, a0)
+		r0 := Item{Type: MemNamePayload, Raw: b}.MemNamePayload()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		got(MemNamePayload, b, nil, []uint64{uint64(a0)}, 0, "")
 	}
 	{
 		a0 := uint32(v())
 		a1 := int32(v())
-		got(ThreadGroupHint, AppendThreadGroupHint(nil, a0, a1), nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
+		b := AppendThreadGroupHint(nil, a0, a1)
+		r0, r1 := Item{Type: ThreadGroupHint, Raw: b}.ThreadGroupHint()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		got(ThreadGroupHint, b, nil, []uint64{uint64(a0), uint64(int64(a1))}, 0, "")
 	}
 	{
 		a0 := int64(v())
@@ -657,7 +1733,24 @@ func generatedEncodings(v func() uint64, s func() string, got func(t QueueType, 
 		a2 := uint32(v())
 		a3 := uint16(v())
 		a4 := uint8(v())
-		got(GpuZoneAnnotation, AppendGpuZoneAnnotation(nil, a0, a1, a2, a3, a4), nil, []uint64{uint64(int64(a0)), math.Float64bits(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
+		b := AppendGpuZoneAnnotation(nil, a0, a1, a2, a3, a4)
+		r0, r1, r2, r3, r4 := Item{Type: GpuZoneAnnotation, Raw: b}.GpuZoneAnnotation()
+		if r0 != a0 {
+			b = nil // accessor mismatch
+		}
+		if r1 != a1 {
+			b = nil // accessor mismatch
+		}
+		if r2 != a2 {
+			b = nil // accessor mismatch
+		}
+		if r3 != a3 {
+			b = nil // accessor mismatch
+		}
+		if r4 != a4 {
+			b = nil // accessor mismatch
+		}
+		got(GpuZoneAnnotation, b, nil, []uint64{uint64(int64(a0)), math.Float64bits(a1), uint64(a2), uint64(a3), uint64(a4)}, 0, "")
 	}
 	{
 		k, p := v(), s()

@@ -18,16 +18,23 @@
 //
 // ItemDecoder walks a decompressed frame and hands out Item values: the type
 // and a view of the item's raw bytes inside the frame. Nothing is copied or
-// allocated per item; fixed-size items, which are nearly all of a real
-// stream, take one table lookup. Items never span frames, so a frame is
-// self-contained for splitting; cross-item state (the time references, the
-// thread context, pending strings and payloads) is the caller's.
+// allocated per item; a fixed-size item, nearly all of a real stream, costs
+// one table lookup and a bounds check. (A variant that pre-indexed item
+// boundaries so Next could be inlined measured 40% slower: the extra pass
+// over memory costs more than the call it saves.) Items never span frames,
+// so a frame is self-contained for splitting; cross-item state (the time
+// references, the thread context, pending strings and payloads) is the
+// caller's. Typed accessors are generated per type (it.ZoneBegin() returns
+// time and srcloc), plus generic ones driven by the table (Field, Payload,
+// Ptr, Thread) and a stable text form (AppendText, used by gotracy dump).
 //
 // Encoders are append-style (AppendZoneBegin(dst, ...)) so a client can build
 // items straight into its staging buffer with no allocation after warm-up.
 // String and payload encoders are generic over string and []byte for the
 // same reason, and refuse lengths the 0.14.0 server cannot take (ErrTooLong)
-// rather than truncating silently.
+// rather than truncating silently. Composite answers (a callstack-frame
+// answer, a symbol answer, a frame image with its data) have helpers that
+// emit the whole item sequence in the order the server expects.
 //
 // # Time
 //
@@ -42,11 +49,20 @@
 // After the handshake the client sends u32 size + raw LZ4 block frames whose
 // matches may reach 64 KiB back into earlier frames. FrameReader and
 // FrameWriter use this package's own LZ4 block codec working in place over a
-// history buffer: decoding writes each frame right after the last 64 KiB of
-// output, so the dictionary costs nothing but an occasional 64 KiB move, and
-// encoding keeps the previous 64 KiB it sent as a prefix dictionary, which
-// is what Tracy's own client does and gives the same compression. A
-// dedicated codec also lets both sides run without allocating per frame.
+// history buffer of 64 KiB + 4 frames: decoding writes each frame right
+// after the bytes before it, so the dictionary is free and the buffer only
+// moves its last 64 KiB to the front every fourth frame or so; encoding
+// keeps the previous 64 KiB it sent as a prefix dictionary, as Tracy's own
+// client does, and matches its compression (heavy10m re-encoded: 2,958,626
+// bytes against Tracy's 2,960,619). A dedicated codec also means neither
+// side allocates per frame and neither needs a second copy of the data to
+// build a dictionary. pierrec/lz4 is used only in tests, as an independent
+// oracle for both directions.
+//
+// FrameReader reads exactly what it needs from its io.Reader (a u32, then
+// the block); on a network connection wrap it in a bufio.Reader. The
+// handshake helpers (ServerHandshake, ClientHandshake, ReadSession) read
+// exactly the handshake bytes, so the same reader continues with frames.
 //
 // # Errors
 //

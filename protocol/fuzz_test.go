@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gotracy/gotracy/internal/race"
+	"github.com/pierrec/lz4/v4"
 )
 
 // typedErr reports whether err is one of the package's documented failures.
@@ -119,6 +120,49 @@ func FuzzItemDecoder(f *testing.F) {
 			}
 		} else if total != len(data) {
 			t.Fatalf("decoded %d of %d bytes without error", total, len(data))
+		}
+	})
+}
+
+// FuzzLZ4 compresses data[split:] with data[:split] (at most 64 KiB) as the
+// prefix dictionary, and checks that this package's decoder and pierrec/lz4
+// both restore it.
+func FuzzLZ4(f *testing.F) {
+	f.Add([]byte("abcabcabcabcabcabcabcabcabcabcabc"), uint16(3))
+	f.Add(bytes.Repeat([]byte{0x1b, 0xf4, 0x01, 0x15, 0x10}, 400), uint16(100))
+	f.Add([]byte("0123456789abcdef"), uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
+		s := int(split)
+		if s > len(data) {
+			s = len(data)
+		}
+		if s > DictSize {
+			s = DictSize
+		}
+		block := len(data) - s
+		if block == 0 || block > TargetFrameSize {
+			return
+		}
+		var enc lz4Encoder
+		// Warm the table with the dictionary, as the writer does frame by
+		// frame.
+		if s > 0 {
+			enc.compress(nil, data, 0, 0, s)
+		}
+		comp := enc.compress(nil, data, 0, s, len(data))
+		if len(comp) > LZ4Size {
+			t.Fatalf("block of %d bytes for %d input", len(comp), block)
+		}
+		buf := make([]byte, s+TargetFrameSize)
+		copy(buf, data[:s])
+		n, err := lz4Decode(buf, 0, s, TargetFrameSize, comp)
+		if err != nil || n != block || !bytes.Equal(buf[s:s+n], data[s:]) {
+			t.Fatalf("own decoder: %d bytes, %v", n, err)
+		}
+		out := make([]byte, block)
+		m, err := lz4.UncompressBlockWithDict(comp, out, data[:s])
+		if err != nil || m != block || !bytes.Equal(out, data[s:]) {
+			t.Fatalf("pierrec: %d bytes, %v", m, err)
 		}
 	})
 }

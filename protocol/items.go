@@ -96,8 +96,10 @@ func (it Item) Payload() []byte {
 	return nil
 }
 
-// Thread is the u32 at offset 1 for ThreadContext, and the explicit thread
-// field of other items; ok is false when the item has none.
+// Thread is the thread id of ThreadContext and the explicit thread field of
+// other items (memory, locks, GPU zones, samples...); ok is false when the
+// item has none. CpuTopology's "thread" is a logical CPU index, not a
+// thread, and is not reported.
 func (it Item) Thread() (thread uint32, ok bool) {
 	if it.Type >= NumQueueTypes {
 		return 0, false
@@ -112,7 +114,7 @@ func (it Item) Thread() (thread uint32, ok bool) {
 var threadOff = func() (o [NumQueueTypes]uint8) {
 	for i := range Specs {
 		for _, f := range Specs[i].Fields {
-			if f.Name == "thread" && f.Kind == KindU32 {
+			if f.Name == "thread" && f.Kind == KindU32 && QueueType(i) != CpuTopology {
 				o[i] = f.Off
 			}
 		}

@@ -180,3 +180,13 @@ func TestBroadcast(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestConstants(t *testing.T) {
+	if LZ4Size != 263188 || TargetFrameSize != 262144 || ProtocolVersion != 82 || BroadcastVersion != 3 ||
+		HandshakeSize != 12 || WelcomeSize != 1170 || OnDemandSize != 16 || ServerQueryPacketSize != 13 {
+		t.Error("a protocol constant differs from the spec")
+	}
+	if NumQueueTypes != 132 || NumServerQueries != 16 {
+		t.Error("enum sizes differ from the spec")
+	}
+}

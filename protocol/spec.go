@@ -123,15 +123,19 @@ type Spec struct {
 // Variable reports whether the item carries a length-prefixed payload.
 func (s *Spec) Variable() bool { return s.Len != LenFixed }
 
-// TimeField returns the index in Fields of the item's time field, or -1.
+// TimeField returns the index in Fields of the field the Time kind applies
+// to (the client-tick time; for GpuTime the GPU tick), or -1.
 func (s *Spec) TimeField() int {
 	if s.Time == TimeNone {
 		return -1
 	}
-	for i, f := range s.Fields {
-		switch f.Name {
-		case "time", "cpuTime", "gpuTime":
-			return i
+	// GPU calibration and sync items carry a raw GPU tick first; their
+	// client-tick time is cpuTime. Only GpuTime's time is the GPU tick.
+	for _, name := range [...]string{"time", "cpuTime", "gpuTime"} {
+		for i, f := range s.Fields {
+			if f.Name == name {
+				return i
+			}
 		}
 	}
 	return -1

@@ -130,3 +130,32 @@ func TestQueueTypeNames(t *testing.T) {
 		t.Errorf("unknown type prints %q", s)
 	}
 }
+
+// TestTimeFields pins which field each time kind applies to where an item
+// has several time-like fields.
+func TestTimeFields(t *testing.T) {
+	for typ, want := range map[QueueType]string{GpuCalibration: "cpuTime", GpuTimeSync: "cpuTime",
+		GpuNewContext: "cpuTime", GpuTime: "gpuTime", GpuZoneBegin: "cpuTime", ZoneBegin16: "time",
+		CallstackSample32: "time", HwSampleCpuCycle: "time", MemAlloc: "time"} {
+		sp := typ.Spec()
+		if i := sp.TimeField(); i < 0 || sp.Fields[i].Name != want {
+			t.Errorf("%v: time field %d", typ, i)
+		}
+	}
+	for i := range Specs {
+		if (Specs[i].Time == TimeNone) != (Specs[i].TimeField() < 0) {
+			t.Errorf("%v: time kind %v but field %d", Specs[i].Name, Specs[i].Time, Specs[i].TimeField())
+		}
+	}
+	it := Item{Type: GpuCalibration, Raw: AppendGpuCalibration(nil, 111, 222, 333, 1)}
+	var refs TimeRefs
+	if tm, ok := refs.Time(it); !ok || tm != 222 {
+		t.Errorf("GpuCalibration time %d", tm)
+	}
+	if _, ok := (Item{Type: CpuTopology, Raw: AppendCpuTopology(nil, 0, 0, 1, 1)}).Thread(); ok {
+		t.Error("CpuTopology reports a thread")
+	}
+	if th, ok := (Item{Type: LockSharedRelease, Raw: AppendLockSharedRelease(nil, 1, 2, 77)}).Thread(); !ok || th != 77 {
+		t.Errorf("LockSharedRelease thread %d", th)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/internal/race"
 	"github.com/gotracy/gotracy/protocol"
 )
 
@@ -202,7 +203,11 @@ func TestDumpMalformed(t *testing.T) {
 // TestDumpFixtures: the JSON counts of real recordings agree with the
 // recording's size and with --items (one line per item).
 func TestDumpFixtures(t *testing.T) {
-	for _, name := range []string{"demo", "demo-ondemand", "heavy1m"} {
+	names := []string{"demo", "demo-ondemand", "heavy1m"}
+	if race.Enabled {
+		names = names[:1] // the others take tens of seconds under -race
+	}
+	for _, name := range names {
 		p := fixtures.Path(t, name+".c2s.bin")
 		out, errOut, code := runCLI(t, "dump", "--json", p)
 		if code != 0 {

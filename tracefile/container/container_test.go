@@ -839,3 +839,85 @@ func TestFixtureDamage(t *testing.T) {
 		readErr(t, m)
 	}
 }
+
+// TestMappedFileShrinks: a file truncated on disk after Open makes the
+// mapped pages fault (SIGBUS); the stream goroutines turn that into
+// ErrTruncated instead of crashing.
+func TestMappedFileShrinks(t *testing.T) {
+	payload := make([]byte, 40*65536)
+	rand.NewChaCha8([32]byte{18}).Read(payload)
+	p := filepath.Join(t.TempDir(), "shrink.tracy")
+	if err := os.WriteFile(p, write(t, payload, WithLZ4(), WithStreams(2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.data == nil {
+		t.Skip("file not memory-mapped on this OS")
+	}
+	if err := os.Truncate(p, 1000); err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.Copy(io.Discard, r)
+	if !errors.Is(err, ErrTruncated) {
+		t.Fatalf("got %v, want ErrTruncated", err)
+	}
+}
+
+// TestNoPerBlockAllocs: after a Reader's setup, decoding allocates nothing
+// per block, whatever the codec (decoders and block buffers are reused).
+func TestNoPerBlockAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	for _, c := range []codec{codecs[0], codecs[3]} {
+		// Both are long enough for every stream to fill its buffer pool.
+		small := write(t, genPayload(19, 100*65536), c.opt, WithStreams(4))
+		large := write(t, genPayload(19, 400*65536), c.opt, WithStreams(4))
+		allocs := func(file []byte) float64 {
+			return testing.AllocsPerRun(5, func() {
+				r, err := NewReaderBytes(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					t.Fatal(err)
+				}
+				r.Close()
+			})
+		}
+		a, b := allocs(small), allocs(large)
+		if b-a > 10 { // 300 more blocks; slack for a pool emptied by a GC
+			t.Errorf("%s: %.0f allocations for 100 blocks, %.0f for 400", c.name, a, b)
+		}
+	}
+}
+
+// TestWriterNoPerBlockAllocs: the Writer reuses its jobs, buffers and
+// encoders, so a longer payload costs no more allocations.
+func TestWriterNoPerBlockAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	small, large := genPayload(20, 100*65536), genPayload(20, 400*65536)
+	for _, c := range []codec{codecs[0], codecs[3]} {
+		allocs := func(p []byte) float64 {
+			return testing.AllocsPerRun(3, func() {
+				w, err := NewWriter(io.Discard, c.opt, WithStreams(4))
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Write(p)
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		if a, b := allocs(small), allocs(large); b-a > 10 {
+			t.Errorf("%s: %.0f allocations for 100 blocks, %.0f for 400", c.name, a, b)
+		}
+	}
+}

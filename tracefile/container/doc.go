@@ -29,8 +29,12 @@
 // decoders instead of letting them run ahead. Buffers are reference counted
 // because an LZ4 block is both delivered and used as its stream's next
 // dictionary. After warm-up nothing is allocated per block; Zstd decoders
-// are pooled across Readers. Open memory-maps the file, so chunks are
-// decompressed straight from the page cache with no copy.
+// are pooled across Readers. Open memory-maps the file, so there is no read
+// system call per chunk. Each chunk's compressed bytes are still copied out
+// of the mapping before decoding (a small cost: they are a fraction of the
+// output): if the file is truncated after Open, the page fault then happens
+// in that copy, which debug.SetPanicOnFault turns into ErrTruncated, and
+// never inside a codec's assembly, where the runtime cannot recover it.
 //
 // # Validation: why this reader cannot hang
 //

@@ -16,8 +16,9 @@ import (
 const defaultReadAhead = 2
 
 // Reader decompresses a container. Read (or NextBlock, or WriteTo) yields
-// the payload bytes in order. A Reader is not safe for concurrent use; its
-// stream goroutines are internal.
+// the payload bytes in order. The stream goroutines start at the first read
+// and stop at Close, which must be called. A Reader is not safe for
+// concurrent use.
 type Reader struct {
 	hdr   Header
 	src   io.ReaderAt
@@ -42,7 +43,7 @@ type Reader struct {
 }
 
 // byteSource is implemented by in-memory sources (the mapped file) so chunks
-// are decompressed straight from memory with no copy.
+// are taken straight from memory, with no read system call.
 type byteSource interface{ bytes() []byte }
 
 // NewReader checks the header and the framing of every chunk of the size
@@ -84,6 +85,7 @@ func NewReader(r io.ReaderAt, size int64, opts ...ReadOption) (*Reader, error) {
 // to look like a chunk, fail to decompress).
 func (r *Reader) scan() (err error) {
 	if r.data != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer faultToError(&err, r.hdr.DataOffset)
 	}
 	off := r.hdr.DataOffset
@@ -122,18 +124,17 @@ func faultToError(err *error, off int64) {
 	}
 }
 
-// recoverChunk is the last line of defence of a stream goroutine: a fault
-// in the mapped file, or a panic inside a codec on hostile input, becomes a
-// CorruptError for that chunk instead of killing the program.
-func recoverChunk(err *error, off int64, chunk int) {
-	if e := recover(); e != nil {
-		// Faults from SetPanicOnFault carry the faulting address.
-		if _, ok := e.(interface{ Addr() uintptr }); ok {
-			*err = truncatedf(off, chunk, "file changed while being read: %v", e)
-			return
+// copyMapped copies from the mapped file. The calling goroutine has
+// debug.SetPanicOnFault(true), so a page that vanished (the file was
+// truncated after Open) panics here instead of killing the process.
+func copyMapped(dst, src []byte, off int64, chunk int) (err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			err = truncatedf(off, chunk, "file changed while being read: %v", e)
 		}
-		*err = corruptf(off, chunk, "decoder failed: %v", e)
-	}
+	}()
+	copy(dst, src)
+	return nil
 }
 
 // Header returns the container header.
@@ -244,9 +245,7 @@ func (r *Reader) runStream(s *rstream) {
 			return
 		}
 	}
-	if r.data == nil {
-		cbuf = make([]byte, MaxChunkSize)
-	}
+	cbuf = make([]byte, MaxChunkSize)
 	for i, size := range r.sizes {
 		if i%n != s.id {
 			off += 4 + int64(size)
@@ -295,12 +294,24 @@ func (r *Reader) send(s *rstream, b rblock) bool {
 
 // decodeChunk decompresses chunk i (whose size field is at off) into buf.
 func (r *Reader) decodeChunk(i int, off int64, size uint32, last bool, buf, dict *blockBuf, feed *zfeed, dec *zstd.Decoder, cbuf []byte) (blk rblock, err error) {
-	defer recoverChunk(&err, off, i)
-	var src []byte
+	defer func() {
+		// Codecs must not panic on hostile input; if one does, it is this
+		// chunk's corruption, not the program's end.
+		if e := recover(); e != nil {
+			err = corruptf(off, i, "decoder failed: %v", e)
+		}
+	}()
+	src := cbuf[:size]
 	if r.data != nil {
-		src = r.data[off+4 : off+4+int64(size)]
+		// The compressed bytes are copied out of the mapping (cheap: they
+		// are a fraction of the output) so that a fault, if the file
+		// shrinks under us, happens in this copy, which the runtime can
+		// turn into a panic we recover, and never inside a codec's
+		// assembly, which it cannot unwind.
+		if err := copyMapped(src, r.data[off+4:], off, i); err != nil {
+			return blk, err
+		}
 	} else {
-		src = cbuf[:size]
 		if _, err := r.src.ReadAt(src, off+4); err != nil {
 			if errors.Is(err, io.EOF) {
 				return blk, truncatedf(off, i, "file shrank while being read")

@@ -15,8 +15,9 @@ import (
 // Writer compresses a payload into a container as Tracy 0.14.0 writes it:
 // the tr\xFDP header, the payload cut into 64 KiB blocks, block i compressed
 // by stream i mod N, chunks (u32 size + data) in block order. The streams
-// compress in parallel, one goroutine each. Close flushes the last block;
-// it does not close the underlying writer.
+// compress in parallel, one goroutine each. Close flushes the last block
+// and stops the goroutines (so it must be called, even after an error); it
+// does not close the underlying writer.
 //
 // A Writer is not safe for concurrent use.
 type Writer struct {
@@ -30,6 +31,7 @@ type Writer struct {
 	pending    int        // dispatched blocks not yet written, oldest first
 	maxPending int
 	payload    int64 // payload bytes accepted
+	done       int64 // payload bytes whose chunks are written
 	out        int64 // container bytes written
 	err        error
 	closed     bool
@@ -195,6 +197,7 @@ func (w *Writer) writeOldest() error {
 	}
 	n, err := w.w.Write(j.out)
 	w.out += int64(n)
+	w.done += int64(j.size)
 	if err == nil && n < len(j.out) {
 		err = io.ErrShortWrite
 	}
@@ -205,21 +208,13 @@ func (w *Writer) writeOldest() error {
 		return err
 	}
 	if w.cfg.progress != nil {
-		w.cfg.progress(w.payload-int64(w.pending)*BlockSize-int64(w.bufSize()), w.cfg.total)
+		w.cfg.progress(w.done, w.cfg.total)
 	}
 	return nil
 }
 
-func (w *Writer) bufSize() int {
-	if w.buf == nil {
-		return 0
-	}
-	return w.buf.size
-}
-
-// Flush compresses the buffered partial block... is not offered: every
-// block but the last must be exactly 64 KiB, so only Close may emit a short
-// block.
+// There is no Flush: every block but the last must be exactly 64 KiB, so
+// only Close may emit a short block.
 
 // Close compresses and writes the last block, waits for the streams, and
 // stops them. The underlying writer is not closed.

@@ -1,0 +1,263 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/gotracy/gotracy/model"
+)
+
+// ZoneRef locates one CPU zone: Thread is the position in Trace.Threads and
+// Index the position in that thread's Zones. 8 bytes, the size of Tracy's
+// own ZoneThreadData, and pointer-free, so a list of ten million of them is
+// one noscan allocation.
+type ZoneRef struct {
+	Thread uint32
+	Index  uint32
+}
+
+// SrcLocStats is what Tracy keeps per source location (its
+// SourceLocationZones): only zones that ended and lasted more than 0 ns
+// count, exactly as in the real statistics.
+type SrcLocStats struct {
+	SrcLoc model.SrcLocID
+	Count  uint64
+	Total  int64
+	Min    int64 // math.MaxInt64 when Count == 0
+	Max    int64 // math.MinInt64 when Count == 0
+	// SumSq is the running sum of squared durations, in float64 and in
+	// Tracy's summation order (threads in file order, zones depth first), so
+	// the standard deviation prints with the same last digits.
+	SumSq float64
+	// Self times: duration minus the (non-negative) durations of direct
+	// children.
+	SelfTotal int64
+	SelfMin   int64
+	SelfMax   int64
+	// Non-reentrant figures count only zones with no ancestor of the same
+	// source location (recursion counted once), as Tracy's find-zone view.
+	NonReentrantCount uint64
+	NonReentrantTotal int64
+	NonReentrantMin   int64
+	NonReentrantMax   int64
+	// Zones lists the counted zones (threads in file order, each thread's
+	// zones depth first), when ComputeZoneStats was asked to keep them.
+	Zones []ZoneRef
+}
+
+// Mean is Total/Count as Tracy computes it (integer division), 0 if empty.
+func (s *SrcLocStats) Mean() int64 {
+	if s.Count == 0 {
+		return 0
+	}
+	return int64(uint64(s.Total) / s.Count)
+}
+
+// StdDev is the sample standard deviation of the durations.
+func (s *SrcLocStats) StdDev() float64 { return stdDev(s.SumSq, s.Total, s.Total, s.Count) }
+
+// stdDev reproduces tracy-csvexport's formula, including its quirk that with
+// -e the mean subtracted is the self-time mean while the sums are of full
+// durations. avgOf is the total the printed mean is computed from.
+func stdDev(sumSq float64, total, avgOf int64, n uint64) float64 {
+	if n <= 1 {
+		return 0
+	}
+	avg := uint64(avgOf) / n
+	ss := sumSq - 2.*float64(total)*float64(avg) + float64(avg*avg*n)
+	return math.Sqrt(ss / float64(n-1))
+}
+
+// ZoneStats holds per-source-location statistics for a whole trace.
+type ZoneStats struct {
+	// Locations are all source locations in the order tracy-csvexport prints
+	// them (the iteration order of Tracy's hash map), including those with no
+	// counted zone (Count == 0).
+	Locations []SrcLocStats
+	// Zones is the number of zones counted (ended, duration > 0).
+	Zones uint64
+	// Skipped is the number of zones left out: never ended or 0 ns long.
+	Skipped uint64
+}
+
+// StatsOptions tunes ComputeZoneStats.
+type StatsOptions struct {
+	// KeepZones fills SrcLocStats.Zones (needed for per-zone listings and
+	// percentiles; costs 8 bytes per zone).
+	KeepZones bool
+}
+
+// srclocSlot maps an int16 source-location id to a dense slot number.
+func srclocSlot(id model.SrcLocID) int { return int(uint16(id)) }
+
+// ComputeZoneStats walks every CPU zone of t once and returns statistics per
+// source location in tracy-csvexport's row order.
+func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
+	order := cpuSrcLocOrder(t)
+	st := &ZoneStats{Locations: make([]SrcLocStats, len(order))}
+	var slot [65536]int32 // srcloc id -> position in Locations, -1 = absent
+	for i := range slot {
+		slot[i] = -1
+	}
+	for i, id := range order {
+		s := &st.Locations[i]
+		*s = SrcLocStats{SrcLoc: id, Min: math.MaxInt64, Max: math.MinInt64,
+			SelfMin: math.MaxInt64, SelfMax: math.MinInt64,
+			NonReentrantMin: math.MaxInt64, NonReentrantMax: math.MinInt64}
+		slot[srclocSlot(id)] = int32(i)
+	}
+	// Zones naming an id outside the file's lists (a file Tracy itself
+	// would crash on) are still counted, in rows after the known ones.
+	slotOf := func(id model.SrcLocID) int32 {
+		k := slot[srclocSlot(id)]
+		if k < 0 {
+			k = int32(len(st.Locations))
+			st.Locations = append(st.Locations, SrcLocStats{SrcLoc: id, Min: math.MaxInt64, Max: math.MinInt64,
+				SelfMin: math.MaxInt64, SelfMax: math.MinInt64,
+				NonReentrantMin: math.MaxInt64, NonReentrantMax: math.MinInt64})
+			slot[srclocSlot(id)] = k
+		}
+		return k
+	}
+	if o.KeepZones {
+		// Count first so each list is allocated once at its final size.
+		var counts []uint32
+		for ti := range t.Threads {
+			zones := t.Threads[ti].Zones
+			for zi := range zones {
+				z := &zones[zi]
+				e := z.End()
+				if e >= 0 && e-z.Start() > 0 {
+					k := slotOf(z.SrcLoc)
+					for int(k) >= len(counts) {
+						counts = append(counts, 0)
+					}
+					counts[k]++
+				}
+			}
+		}
+		for i, c := range counts {
+			if c > 0 {
+				st.Locations[i].Zones = make([]ZoneRef, 0, c)
+			}
+		}
+	}
+	var active [65536]uint16 // open ancestors per srcloc slot (reentrancy)
+	var stack []int          // subtree ends of open ancestors
+	var stackSlot []int32
+	for ti := range t.Threads {
+		zones := t.Threads[ti].Zones
+		stack, stackSlot = stack[:0], stackSlot[:0]
+		for zi := range zones {
+			for len(stack) > 0 && zi >= stack[len(stack)-1] {
+				if k := stackSlot[len(stackSlot)-1]; k >= 0 {
+					active[k]--
+				}
+				stack, stackSlot = stack[:len(stack)-1], stackSlot[:len(stackSlot)-1]
+			}
+			z := &zones[zi]
+			start, end := z.Start(), z.End()
+			span := end - start
+			if end < 0 || span <= 0 {
+				st.Skipped++
+			} else {
+				k := slot[srclocSlot(z.SrcLoc)]
+				if k < 0 {
+					k = slotOf(z.SrcLoc)
+				}
+				st.Zones++
+				s := &st.Locations[k]
+				if o.KeepZones {
+					s.Zones = append(s.Zones, ZoneRef{Thread: uint32(ti), Index: uint32(zi)})
+				}
+				s.Count++
+				s.Min = min(s.Min, span)
+				s.Max = max(s.Max, span)
+				s.Total += span
+				s.SumSq += float64(span) * float64(span)
+				if active[srclocSlot(z.SrcLoc)] == 0 {
+					s.NonReentrantCount++
+					s.NonReentrantMin = min(s.NonReentrantMin, span)
+					s.NonReentrantMax = max(s.NonReentrantMax, span)
+					s.NonReentrantTotal += span
+				}
+				self := span
+				next := int(z.Next())
+				for c := zi + 1; c < next && c < len(zones); {
+					cz := &zones[c]
+					self -= max(0, cz.End()-cz.Start())
+					n := int(cz.Next())
+					if n <= c {
+						break // malformed tree; never loop
+					}
+					c = n
+				}
+				s.SelfMin = min(s.SelfMin, self)
+				s.SelfMax = max(s.SelfMax, self)
+				s.SelfTotal += self
+			}
+			if n := int(z.Next()); n > zi+1 {
+				sl := int32(srclocSlot(z.SrcLoc))
+				active[sl]++
+				stack = append(stack, n)
+				stackSlot = append(stackSlot, sl)
+			}
+		}
+		for _, k := range stackSlot {
+			active[k]--
+		}
+	}
+	return st
+}
+
+// childTimeFast is tracy-csvexport's GetZoneChildTimeFast: the sum of the
+// direct children's end - start, with no clamping (an unfinished child,
+// end -1, subtracts its start plus one), used for -e with -u and -t.
+func childTimeFast(zones []model.Zone, i int) int64 {
+	var t int64
+	next := int(zones[i].Next())
+	for c := i + 1; c < next && c < len(zones); {
+		cz := &zones[c]
+		t += cz.End() - cz.Start()
+		n := int(cz.Next())
+		if n <= c {
+			break
+		}
+		c = n
+	}
+	return t
+}
+
+// cpuSrcLocOrder returns every source-location id Tracy would hold in its
+// per-source-location map after loading t, in that map's iteration order.
+//
+// Tracy reserves room for (index entries + dynamic locations) and inserts
+// the ids of the file's count-hint list in file order. The model does not
+// keep that list, so the ids Tracy always writes there (every static index
+// 1..N-1, then every dynamic id) are inserted in ascending order instead:
+// robin-hood placement depends on insertion order only for two keys with
+// the same home bucket and the same five hash bits, so the iteration order
+// is the same in practice.
+func cpuSrcLocOrder(t *model.Trace) []model.SrcLocID {
+	m := newTracyMap()
+	m.reserve(uint64(len(t.SrcLocIndex) + len(t.DynSrcLocs)))
+	var ins []model.SrcLocID
+	add := func(id model.SrcLocID) {
+		if m.emplace(uint64(int64(id))) {
+			ins = append(ins, id)
+		}
+	}
+	for i := 1; i < len(t.SrcLocIndex) && i < math.MaxInt16; i++ {
+		add(model.SrcLocID(i))
+	}
+	for i := 0; i < len(t.DynSrcLocs) && i < math.MaxInt16; i++ {
+		add(model.SrcLocID(-(i + 1)))
+	}
+	if m.overflow {
+		return ins
+	}
+	out := make([]model.SrcLocID, 0, len(ins))
+	for _, k := range m.order() {
+		out = append(out, model.SrcLocID(int16(k)))
+	}
+	return out
+}

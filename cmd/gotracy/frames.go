@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/texture"
+)
+
+func init() {
+	register(&command{
+		name:    "frames",
+		summary: "export every frame image (screenshot) of a .tracy file as PNG, named by frame number",
+		usage:   "frames FILE --out DIR",
+		setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			out := fs.String("out", "", "directory for the PNG files (created if missing)")
+			return func(e *env, args []string) error {
+				if len(args) != 1 {
+					return usagef("frames needs exactly one trace file")
+				}
+				if *out == "" {
+					return usagef("frames needs --out DIR")
+				}
+				t, _, err := loadTrace(e, args[0])
+				if err != nil {
+					return err
+				}
+				n, err := exportFrameImages(t, *out)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "wrote %d frame image(s) to %s\n", n, *out)
+				return nil
+			}
+		},
+	})
+}
+
+// frameImageName names an image file after the frame number Tracy's GUI
+// shows for base-set frame i: the index itself, or in on-demand captures
+// i + frameOffset - 1, the frame count of the client's own numbering.
+func frameImageName(t *model.Trace, i int) string {
+	n := uint64(i)
+	if off := t.Metadata.FrameOffset; off != 0 {
+		n = uint64(i) + off - 1
+	}
+	return fmt.Sprintf("frame%06d.png", n)
+}
+
+// exportFrameImages writes one PNG per base-set frame that has an image and
+// returns how many it wrote. Images are stored in the file as standard BC1
+// after Tracy's FixOrder and RDO, so they decode as they are.
+func exportFrameImages(t *model.Trace, dir string) (int, error) {
+	if len(t.FrameSets) == 0 {
+		return 0, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, fr := range t.FrameSets[0].Frames {
+		if fr.Image < 0 {
+			continue
+		}
+		if int(fr.Image) >= len(t.FrameImages) {
+			return n, fmt.Errorf("frame %d refers to image %d of %d: %w", i, fr.Image, len(t.FrameImages), errBadImageIndex)
+		}
+		img := t.FrameImages[fr.Image]
+		path := filepath.Join(dir, frameImageName(t, i))
+		if err := writeFrameImage(path, img); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+var errBadImageIndex = errors.New("frame image index out of range")
+
+func writeFrameImage(path string, img model.FrameImage) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if err := texture.WritePNG(f, img.Data, int(img.W), int(img.H), img.Flip); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package tracefile
+
+import "time"
+
+// Progress is reported to a WithProgress callback while a trace is loaded
+// or saved. Done and Total count payload (uncompressed) bytes; Total is an
+// upper bound while loading (chunks × 64 KiB) and -1 when unknown.
+type Progress struct {
+	Op    string // "load" or "save"
+	Done  int64
+	Total int64
+}
+
+// Report describes a completed load or save.
+type Report struct {
+	Version      uint32        // payload version of the file read
+	Compression  string        // "LZ4" or "Zstd" (container reads and writes)
+	Streams      int           // container streams
+	FileBytes    int64         // compressed file size
+	PayloadBytes int64         // uncompressed payload size
+	Decode       time.Duration // time spent in the payload reader or writer
+	Duration     time.Duration // whole operation
+	Zones        int64         // CPU zones loaded or saved
+	GpuZones     int64         // GPU zones loaded or saved
+}
+
+// ZonesPerSec is the CPU-zone throughput of the whole operation.
+func (r *Report) ZonesPerSec() float64 {
+	if r.Duration <= 0 {
+		return 0
+	}
+	return float64(r.Zones) / r.Duration.Seconds()
+}
+
+// PayloadMBps is the payload throughput of the operation in MB/s (10^6).
+func (r *Report) PayloadMBps() float64 {
+	if r.Duration <= 0 {
+		return 0
+	}
+	return float64(r.PayloadBytes) / 1e6 / r.Duration.Seconds()
+}
+
+// Option configures a read or write.
+type Option func(*options)
+
+type options struct {
+	progress func(Progress)
+	report   *Report
+	lz4      bool
+	zstd     int // level; 0 = default
+	streams  int
+	// version is the payload version to write; 0 = Version. Only tests
+	// set it, to produce the older layouts the reader accepts (§5.1).
+	version uint32
+}
+
+func newOptions(opts []Option) *options {
+	o := &options{}
+	for _, f := range opts {
+		if f != nil {
+			f(o)
+		}
+	}
+	return o
+}
+
+// WithProgress calls fn periodically (about every 4 MiB of payload) during a
+// load or save, and once at the end. fn runs on the reading or writing
+// goroutine and must be quick.
+func WithProgress(fn func(Progress)) Option { return func(o *options) { o.progress = fn } }
+
+// WithReport fills r when the operation succeeds.
+func WithReport(r *Report) Option { return func(o *options) { o.report = r } }
+
+// WithLZ4 writes an LZ4 container (Tracy's fast mode).
+func WithLZ4() Option { return func(o *options) { o.lz4 = true; o.zstd = 0 } }
+
+// WithZstd writes a Zstd container at level (1..22; Tracy's default is 3).
+func WithZstd(level int) Option { return func(o *options) { o.zstd = level; o.lz4 = false } }
+
+// WithStreams sets the number of container streams (1..255; default 4, as
+// tracy-capture).
+func WithStreams(n int) Option { return func(o *options) { o.streams = n } }
