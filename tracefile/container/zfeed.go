@@ -2,7 +2,6 @@ package container
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 	"math/bits"
 )
@@ -187,9 +186,4 @@ func (f *zfeed) load(src []byte, off int64, chunk int) error {
 		}
 	}
 	return nil
-}
-
-// String is for debugging.
-func (f *zfeed) String() string {
-	return fmt.Sprintf("zfeed{pos %d/%d inFrame %v cap %d}", f.pos, len(f.src), f.inFrame, f.windowCap)
 }

@@ -1,0 +1,481 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/protocol"
+)
+
+// StopReason says why a capture ended.
+type StopReason uint8
+
+const (
+	// StopClientExit: the client terminated its session and every answer
+	// arrived (or, in a replay, the recording ended after Terminate).
+	StopClientExit StopReason = iota + 1
+	// StopCancelled: the caller's context ended (Ctrl-C).
+	StopCancelled
+	// StopTimeLimit: WithTimeLimit expired.
+	StopTimeLimit
+	// StopMemoryLimit: the process used more memory than WithMemoryLimit.
+	StopMemoryLimit
+	// StopError: the capture ended with the error it returned (connection
+	// lost, malformed stream, instrumentation failure).
+	StopError
+)
+
+func (r StopReason) String() string {
+	switch r {
+	case StopClientExit:
+		return "client exited"
+	case StopCancelled:
+		return "interrupted"
+	case StopTimeLimit:
+		return "time limit reached"
+	case StopMemoryLimit:
+		return "memory limit reached"
+	case StopError:
+		return "error"
+	}
+	return "not stopped"
+}
+
+// Stats are the live figures of a capture (Tracy capture's status line).
+type Stats struct {
+	Elapsed      time.Duration
+	BytesIn      int64 // compressed bytes received, frame headers included
+	BytesDecoded int64 // decompressed item bytes
+	Frames       int64 // transport frames
+	Events       int64 // items processed
+	Zones        int64 // CPU zones begun
+	QueriesSent  int64
+	QueryBacklog int64  // queries waiting for budget
+	Memory       uint64 // bytes of live heap objects
+}
+
+// Result is what a capture produced. Trace is set whenever the handshake
+// succeeded, also when an error is returned alongside: a capture always
+// keeps what it received.
+type Result struct {
+	Trace    *model.Trace
+	Welcome  protocol.Welcome
+	OnDemand *protocol.OnDemandPayload
+	Stop     StopReason
+	Stats    Stats
+}
+
+type config struct {
+	timeLimit    time.Duration
+	memoryLimit  uint64
+	record       io.Writer
+	progress     func(Stats)
+	progressInt  time.Duration
+	retry        time.Duration
+	connected    func(protocol.Welcome)
+	localSources bool
+	queryLog     io.Writer // tests: where a replay's queries go
+	budget       int       // tests: query budget instead of the socket's
+	// broadcastWait is how long a refused capture listens for the client's
+	// discovery broadcast to learn its protocol version (it sends one every
+	// 3 s while it waits for a server).
+	broadcastWait time.Duration
+}
+
+// Option configures a capture.
+type Option func(*config)
+
+// WithTimeLimit stops the capture after d (tracy-capture -s).
+func WithTimeLimit(d time.Duration) Option { return func(c *config) { c.timeLimit = d } }
+
+// WithMemoryLimit stops the capture when the live heap exceeds n bytes
+// (tracy-capture -m, see MemoryLimitPercent).
+func WithMemoryLimit(n uint64) Option { return func(c *config) { c.memoryLimit = n } }
+
+// WithRecord copies every byte the client sends (status, welcome, on-demand
+// payload, frames) to w, the layout `gotracy replay` reads.
+func WithRecord(w io.Writer) Option { return func(c *config) { c.record = w } }
+
+// WithProgress calls fn every interval with the live figures, from a
+// goroutine of the capture's own.
+func WithProgress(interval time.Duration, fn func(Stats)) Option {
+	return func(c *config) { c.progress, c.progressInt = fn, interval }
+}
+
+// WithRetryInterval sets how long Connect waits between attempts while no
+// client listens (default 100 ms).
+func WithRetryInterval(d time.Duration) Option { return func(c *config) { c.retry = d } }
+
+// WithConnected calls fn once the client's welcome has been read.
+func WithConnected(fn func(protocol.Welcome)) Option { return func(c *config) { c.connected = fn } }
+
+// WithLocalSources says whether source files found on this machine (and
+// older than the client's executable) are read into the trace instead of
+// being asked from the client. Tracy's capture does so, and so does the
+// default, for Replay too: which files are read locally decides the
+// numbering of the source-code queries, and a recording's answers carry the
+// numbers its server gave on the machine it ran on.
+func WithLocalSources(on bool) Option {
+	return func(c *config) { c.localSources = on }
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{retry: 100 * time.Millisecond, localSources: true, progressInt: 100 * time.Millisecond, broadcastWait: 3500 * time.Millisecond}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Connect captures the client at addr (host:port). It waits for the client
+// to listen, performs the handshake and runs until the client exits, ctx
+// ends, or a limit is reached. On any stop it sends ServerQueryTerminate
+// and returns the trace it built; errors (handshake refused, connection
+// lost, malformed stream) come with the partial trace.
+func Connect(ctx context.Context, addr string, opts ...Option) (*Result, error) {
+	c := newConfig(opts)
+	conn, err := dial(ctx, addr, c.retry)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Result{Stop: StopCancelled}, err
+		}
+		return nil, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() {
+		// Unblock a handshake read; the pipeline handles ctx itself later.
+		conn.SetReadDeadline(time.Now())
+	})
+	if err := sendHandshake(conn); err != nil {
+		stop()
+		return nil, &HandshakeError{Addr: addr, Status: protocol.HandshakeDropped, Err: err}
+	}
+	rec := newRecorder(c.record)
+	var src io.Reader = conn
+	if rec != nil {
+		src = io.TeeReader(conn, rec)
+	}
+	h, err := readHello(src, addr)
+	if !stop() || ctx.Err() != nil {
+		return &Result{Stop: StopCancelled}, fmt.Errorf("capture: connecting to %s: %w", addr, ctx.Err())
+	}
+	if err != nil {
+		var he *HandshakeError
+		if errors.As(err, &he) && he.Status == protocol.HandshakeProtocolMismatch {
+			he.ClientProtocol = clientProtocolFromBroadcast(addr, c.broadcastWait)
+		}
+		return nil, err
+	}
+	conn.SetReadDeadline(time.Time{})
+	sndbuf := sendBufferSize(conn)
+	if sndbuf == 0 {
+		sndbuf = 64 << 10
+	}
+	budget := budgetFor(sndbuf)
+	if c.budget > 0 {
+		budget = c.budget
+	}
+	res, err := run(ctx, c, h, src, conn, newQueryQueue(budget, false), rec)
+	if err != nil {
+		err = fmt.Errorf("capture %s: %w", addr, err)
+	}
+	return res, err
+}
+
+// Replay runs the capture pipeline over a recorded client-to-server stream
+// (NAME.c2s.bin, or what WithRecord wrote). Queries are decided as in a live
+// capture but go nowhere, and never wait for budget: the recording already
+// holds the client's answers to the queries its server sent.
+func Replay(ctx context.Context, r io.Reader, opts ...Option) (*Result, error) {
+	c := newConfig(opts)
+	h, err := readHello(r, "recording")
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	res, err := run(ctx, c, h, r, nil, newQueryQueue(0, true), nil)
+	if err != nil {
+		err = fmt.Errorf("replay: %w", err)
+	}
+	return res, err
+}
+
+// Errors used as context causes for the limits.
+var (
+	errTimeLimit   = errors.New("time limit reached")
+	errMemoryLimit = errors.New("memory limit reached")
+)
+
+// frameMsg carries one decompressed frame (or the reader's final error)
+// from the reading goroutine to the consumer.
+type frameMsg struct {
+	data []byte
+	base int64
+	err  error
+}
+
+// Number of frame buffers in flight: one being consumed, up to two read
+// ahead. Tracy's server reads at most two frames ahead of the one it
+// processes, which bounds memory and keeps the client's back-pressure.
+const frameBuffers = 3
+
+type liveStats struct {
+	start                        time.Time
+	bytesIn, decoded, frames     atomic.Int64
+	events, zones, sent, backlog atomic.Int64
+}
+
+func (s *liveStats) snapshot() Stats {
+	return Stats{
+		Elapsed:      time.Since(s.start),
+		BytesIn:      s.bytesIn.Load(),
+		BytesDecoded: s.decoded.Load(),
+		Frames:       s.frames.Load(),
+		Events:       s.events.Load(),
+		Zones:        s.zones.Load(),
+		QueriesSent:  s.sent.Load(),
+		QueryBacklog: s.backlog.Load(),
+		Memory:       heapBytes(),
+	}
+}
+
+// run is the pipeline shared by Connect and Replay. One goroutine reads and
+// decompresses frames; this one (the single consumer) applies them to the
+// trace and sends the queries. conn is nil for a replay.
+func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Conn, q *queryQueue, rec *recorder) (*Result, error) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if c.timeLimit > 0 {
+		tl := time.AfterFunc(c.timeLimit, func() { cancel(errTimeLimit) })
+		defer tl.Stop()
+	}
+
+	t := model.New()
+	w := newWorker(t, q)
+	w.localSources = c.localSources
+	w.start(h)
+	res := &Result{Trace: t, Welcome: h.welcome, OnDemand: h.onDemand}
+	if c.connected != nil {
+		c.connected(h.welcome)
+	}
+
+	st := &liveStats{start: time.Now()}
+	st.bytesIn.Store(h.size)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+
+	// Monitor: progress callbacks and the memory limit.
+	if c.progress != nil || c.memoryLimit > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tick := time.NewTicker(c.progressInt)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+				}
+				s := st.snapshot()
+				if c.memoryLimit > 0 && s.Memory > c.memoryLimit {
+					cancel(errMemoryLimit)
+				}
+				if c.progress != nil {
+					c.progress(s)
+				}
+			}
+		}()
+	}
+
+	// Reader: frames off the wire, decompressed, handed over in buffers.
+	frames := make(chan frameMsg, frameBuffers)
+	free := make(chan []byte, frameBuffers)
+	for range frameBuffers {
+		free <- make([]byte, 0, protocol.TargetFrameSize)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fr := protocol.NewFrameReader(src, h.size)
+		for {
+			data, err := fr.Next()
+			if err != nil {
+				select {
+				case frames <- frameMsg{err: err}:
+				case <-done:
+				}
+				return
+			}
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-done:
+				return
+			}
+			buf = append(buf[:0], data...)
+			st.bytesIn.Store(fr.Offset())
+			st.decoded.Store(fr.Decoded())
+			st.frames.Add(1)
+			select {
+			case frames <- frameMsg{data: buf, base: fr.DecodedOffset()}:
+			case <-done:
+				return
+			}
+		}
+	}()
+
+	// Consumer.
+	var runErr, writeErr error
+	stopWith := func(r StopReason) { res.Stop = r }
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			switch context.Cause(ctx) {
+			case errTimeLimit:
+				stopWith(StopTimeLimit)
+			case errMemoryLimit:
+				stopWith(StopMemoryLimit)
+			default:
+				stopWith(StopCancelled)
+			}
+			break loop
+		case m := <-frames:
+			if m.err != nil {
+				runErr = w.endOfStream(m.err, conn == nil)
+				if runErr != nil && writeErr != nil {
+					runErr = fmt.Errorf("%w (sending queries failed too: %v)", runErr, writeErr)
+				}
+				if runErr == nil {
+					stopWith(StopClientExit)
+				} else {
+					stopWith(StopError)
+				}
+				break loop
+			}
+			err := w.processFrame(m.data, m.base)
+			free <- m.data
+			st.events.Store(int64(w.events))
+			st.zones.Store(int64(w.zones))
+			if err != nil {
+				runErr = fmt.Errorf("%w: %w", ErrMalformed, err)
+				stopWith(StopError)
+				break loop
+			}
+			if w.fail != nil {
+				runErr = w.fail
+				stopWith(StopError)
+				break loop
+			}
+			var wr io.Writer = c.queryLog
+			if conn != nil && writeErr == nil {
+				wr = conn
+			}
+			if err := q.flush(wr); err != nil {
+				// The client stopped reading (it may have closed after its
+				// Terminate). Keep reading what it already sent: the read
+				// side reports how the session really ended.
+				writeErr = err
+			}
+			st.sent.Store(int64(q.sent))
+			st.backlog.Store(int64(q.backlog()))
+			if conn != nil && w.terminate && w.idle() {
+				stopWith(StopClientExit)
+				break loop
+			}
+		}
+	}
+
+	// Tell the client we are done (it waits for this to end its session),
+	// then release the reader.
+	if conn != nil {
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		conn.Write(terminatePacket[:])
+		conn.Close()
+	}
+	close(done)
+	wg.Wait()
+	w.finish()
+	res.Stats = st.snapshot()
+	if rec != nil && rec.err != nil && runErr == nil {
+		runErr = fmt.Errorf("capture: recording the raw stream: %w", rec.err)
+	}
+	return res, runErr
+}
+
+// endOfStream classifies the reader's final error. A clean end after the
+// client's Terminate is a normal finish (a client may close right after;
+// a recording simply ends); a cut anywhere else loses the rest of the
+// session; a corrupt frame is a malformed stream.
+func (w *worker) endOfStream(err error, replay bool) error {
+	if errors.Is(err, io.EOF) {
+		if w.terminate {
+			return nil
+		}
+		return fmt.Errorf("%w: stream ended", ErrConnectionLost)
+	}
+	if errors.Is(err, protocol.ErrFrameSize) || errors.Is(err, protocol.ErrCorruptLZ4) {
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if w.terminate && !replay {
+		var ne net.Error
+		if errors.As(err, &ne) || errors.Is(err, net.ErrClosed) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrConnectionLost, err)
+}
+
+// recorder copies the raw stream for --record. A failing recording does
+// not stop the capture; the first error is reported at the end.
+type recorder struct {
+	w   io.Writer
+	err error
+}
+
+func newRecorder(w io.Writer) *recorder {
+	if w == nil {
+		return nil
+	}
+	return &recorder{w: w}
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.err == nil {
+		_, r.err = r.w.Write(p)
+	}
+	return len(p), nil
+}
+
+var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+var heapMu sync.Mutex
+
+// heapBytes is the live heap, the figure the memory limit is held to.
+func heapBytes() uint64 {
+	heapMu.Lock()
+	defer heapMu.Unlock()
+	metrics.Read(heapSample)
+	if heapSample[0].Value.Kind() == metrics.KindUint64 {
+		return heapSample[0].Value.Uint64()
+	}
+	return 0
+}
+
+// MemoryLimitPercent converts tracy-capture's -m (percent of physical
+// memory, clamped to 1..999 as Tracy does) to bytes for WithMemoryLimit.
+func MemoryLimitPercent(pct int) (uint64, error) {
+	total := physicalMemory()
+	if total == 0 {
+		return 0, ErrMemoryLimitUnsupported
+	}
+	pct = min(max(pct, 1), 999)
+	return total / 100 * uint64(pct), nil
+}

@@ -1,0 +1,83 @@
+// Package capture is Tracy's server worker in Go: it connects to a Tracy
+// 0.14 client (protocol 82), performs the handshake, reads the client's LZ4
+// event stream, asks for everything the trace needs, and fills a
+// model.Trace that tracefile writes as a .tracy file identical in content
+// to what the real tracy-capture stores for the same stream. Replay runs
+// the same pipeline over a recorded client-to-server stream.
+//
+// # Pipeline
+//
+// Two goroutines, as in Tracy's server (a network thread and one worker):
+//
+//   - the reader reads frames (u32 size + raw LZ4 block), decompresses them
+//     with protocol.FrameReader (64 KiB history across frames) and copies
+//     each into one of three 256 KiB buffers handed to the consumer over a
+//     channel. Three buffers bound memory and read-ahead (Tracy's server also
+//     reads at most two frames ahead), and when the consumer falls behind
+//     the reader stops reading, so TCP back-pressure slows the client
+//     instead of the server buffering without limit.
+//   - the consumer (the worker) applies every item in stream order: items
+//     depend on each other through the time references, the thread context
+//     and the one-item "payload before event" slots, so decoding cannot be
+//     split across goroutines. After each frame it sends the queries it
+//     queued, and checks whether the session may end.
+//
+// The worker owns all of its state (no locks); the only shared data are the
+// atomic counters behind the live status line.
+//
+// # Queries and flow control
+//
+// The first time the worker meets a key (a string or source-location
+// pointer, thread id, plot or frame-set name, code address, symbol) it
+// queues a query, exactly in the order Tracy's server does: a replay of the
+// fixture recordings asks the same number of queries of every type as the
+// real capture did (except the per-instruction call-stack-frame queries
+// Tracy derives from disassembling symbol code; this package has no
+// disassembler). Queries go into a priority FIFO (types 0-8) and a normal
+// FIFO and are sent after each frame within a budget of
+// min(SO_SNDBUF/13, 8192) - 4 packets, one unit returned per counted
+// answer: both sides send with blocking writes on one socket, and the budget
+// guarantees the client can always read what the server sent. The budget
+// never grows above its start, so unsolicited answers cannot inflate it. In
+// a replay queries go nowhere and the budget is unlimited.
+//
+// Answers are matched by key, except SourceLocation answers, which carry no
+// key and are matched to the oldest unanswered query. Answers nobody asked
+// for are stored anyway (a recording holds the answers to its own server's
+// queries, including frames that server asked for after disassembly).
+//
+// # Ending
+//
+// On the client's Terminate the worker keeps going until nothing is
+// outstanding and every zone stack is empty (Tracy's termination check),
+// then sends ServerQueryTerminate and closes. Ctrl-C (context), the time
+// limit and the memory limit send ServerQueryTerminate at once. A lost
+// connection, a malformed frame or an instrumentation failure (zone ended
+// twice, free of unknown memory, ...) stop the capture with a typed error
+// (ErrConnectionLost, ErrMalformed, ErrInstrumentation). In every case the
+// trace built so far is returned: a capture never throws data away.
+//
+// # Storage decisions
+//
+//   - Times are converted as Tracy does, (tick - initBegin) * timerMul in
+//     double precision, truncated; the base frame set gets Tracy's synthetic
+//     frames at 0 and at initEnd (and at the connection time on demand),
+//     which is why a capture of N frame marks has N+2 (N+3) frames.
+//   - Zones are appended in begin order, which is the model's depth-first
+//     pre-order; the open stack holds indices. While capturing, each
+//     thread's zones live in fixed 64K-zone chunks that never move, so
+//     growth never copies the zones already stored; at the end they are
+//     copied once into the exactly sized slice the trace keeps (22 bytes
+//     per zone).
+//   - Call stacks are de-duplicated on arrival by the XXH3 hash of their
+//     packed frames, confirmed by comparing the frames, and referenced by
+//     a 1-based 24-bit index; only a new stack queries its addresses.
+//   - Strings are interned by content; pointer keys map to interned ids.
+//     Plots and frame sets join the trace when their names arrive, and two
+//     keys naming the same text are merged, as Tracy's StringDiscovery.
+//   - Frame images are stored as a .tracy file holds them: standard BC1 after
+//     Tracy's FixOrder and rate-distortion pass (texture.Prepare). Tracy
+//     also keeps them Zstd-compressed in memory; the model keeps them raw.
+//   - Messages are appended as they come and sorted once at the end in
+//     Tracy's order (time; among equal times, the later arrival first).
+package capture

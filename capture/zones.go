@@ -1,0 +1,291 @@
+package capture
+
+import (
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/gotracy/gotracy/model"
+)
+
+// noticeThread returns the state of thread id, creating the thread (and
+// asking for its name) the first time it is seen, as Tracy's NoticeThread.
+func (w *worker) noticeThread(id uint64) *threadState {
+	if td := w.lastThread; td != nil && td.id == id {
+		return td
+	}
+	td := w.threads[id]
+	if td == nil {
+		w.checkThreadName(id)
+		td = w.newThread(id, false, 0)
+	}
+	w.lastThread = td
+	return td
+}
+
+func (w *worker) newThread(id uint64, fiber bool, groupHint int32) *threadState {
+	td := &threadState{id: id, idx: len(w.t.Threads), isFiber: fiber}
+	w.t.Threads = append(w.t.Threads, model.Thread{ID: id, IsFiber: fiber, GroupHint: groupHint})
+	w.threads[id] = td
+	return td
+}
+
+// currentThread is the thread of the current ThreadContext, or the fiber it
+// runs (Tracy's GetCurrentThreadData).
+func (w *worker) currentThread() *threadState {
+	td := w.ctxData
+	if td == nil {
+		td = w.noticeThread(uint64(w.threadCtx))
+		w.ctxData = td
+	}
+	if td.fiber != nil {
+		return td.fiber
+	}
+	return td
+}
+
+// localThread is Tracy's CompressThread: the thread's index in the trace's
+// local thread table, assigned on first use.
+func (w *worker) localThread(id uint64) uint16 {
+	if i, ok := w.threadLocal[id]; ok {
+		return i
+	}
+	if len(w.t.ThreadIndex) > math.MaxUint16 {
+		// Local thread indices are 16-bit in the file.
+		w.failf(failTooManyThreads, id, "")
+		return 0
+	}
+	i := uint16(len(w.t.ThreadIndex))
+	w.t.ThreadIndex = append(w.t.ThreadIndex, id)
+	w.threadLocal[id] = i
+	return i
+}
+
+func (w *worker) checkThreadName(id uint64) {
+	if _, ok := w.t.ThreadNames[id]; ok {
+		return
+	}
+	if _, ok := w.threadNamePending[id]; ok {
+		return
+	}
+	w.threadNamePending[id] = struct{}{}
+	w.q.push(qThreadString, id, 0)
+}
+
+func (w *worker) zoneBegin(tick int64, srcloc uint64, withCallstack bool) {
+	w.checkSourceLocation(srcloc)
+	start := w.tscTime(tick)
+	sl := w.shrinkSourceLocation(srcloc)
+	w.setLast(start)
+	td, zi := w.newZone(start, sl)
+	if withCallstack {
+		w.attachCallstack(td, zi)
+	}
+}
+
+func (w *worker) zoneBeginAlloc(tick int64, withCallstack bool) {
+	start := w.tscTime(tick)
+	w.setLast(start)
+	td, zi := w.newZone(start, w.pendingPayload)
+	w.pendingPayload = 0
+	if withCallstack {
+		w.attachCallstack(td, zi)
+	}
+}
+
+func (w *worker) attachCallstack(td *threadState, zi uint32) {
+	e := w.zoneExtra(td, zi)
+	e.CallStack = td.nextCS
+	td.nextCS = 0
+}
+
+// newZone appends an open zone to the current thread. Zones are stored in
+// depth-first pre-order, which is the order they begin in, so the thread's
+// zone slice only ever grows at its end; the open stack holds indices.
+func (w *worker) newZone(start int64, sl model.SrcLocID) (*threadState, uint32) {
+	w.zones++
+	td := w.currentThread()
+	zi := td.zones.add(model.MakeZone(start, -1, sl, 0, 0))
+	td.stack = append(td.stack, zi)
+	td.ids = append(td.ids, td.nextID)
+	td.nextID = 0
+	return td, zi
+}
+
+func (w *worker) zoneEnd(tick int64) {
+	td := w.currentThread()
+	if len(td.ids) == 0 {
+		w.failf(failZoneDoubleEnd, td.id, "")
+		return
+	}
+	id := td.ids[len(td.ids)-1]
+	if id != td.nextID {
+		w.failf(failZoneStack, td.id, "")
+		return
+	}
+	td.ids = td.ids[:len(td.ids)-1]
+	td.nextID = 0
+	zi := td.stack[len(td.stack)-1]
+	td.stack = td.stack[:len(td.stack)-1]
+	z := td.zones.at(zi)
+	end := w.tscTime(tick)
+	z.SetEnd(end)
+	z.SetNext(td.zones.n)
+	w.setLast(end)
+	if !td.hasLocal && end > z.Start() {
+		// Tracy assigns local thread indices when it first records zone
+		// statistics for a thread; the table's order is part of the file.
+		w.localThread(td.id)
+		td.hasLocal = true
+	}
+}
+
+// activeZone returns the innermost open zone of the current thread for an
+// annotation item, or records the failure reason.
+func (w *worker) activeZone(reason string) (*threadState, uint32, bool) {
+	td := w.ctxData
+	if td == nil {
+		td = w.threads[uint64(w.threadCtx)]
+		if td == nil {
+			w.failf(reason, uint64(w.threadCtx), "")
+			return nil, 0, false
+		}
+	}
+	if td.fiber != nil {
+		td = td.fiber
+	}
+	if len(td.stack) == 0 || td.nextID != td.ids[len(td.ids)-1] {
+		w.failf(reason, td.id, "")
+		return nil, 0, false
+	}
+	td.nextID = 0
+	return td, td.stack[len(td.stack)-1], true
+}
+
+// zoneExtra returns the zone's extra record, creating it on first use.
+func (w *worker) zoneExtra(td *threadState, zi uint32) *model.ZoneExtra {
+	z := td.zones.at(zi)
+	e := z.Extra()
+	if e == 0 {
+		e = uint32(len(w.t.ZoneExtras))
+		w.t.ZoneExtras = append(w.t.ZoneExtras, model.ZoneExtra{})
+		z.SetExtra(e)
+	}
+	return &w.t.ZoneExtras[e]
+}
+
+func (w *worker) zoneText() {
+	text := w.takeSingle()
+	td, zi, ok := w.activeZone(failZoneText)
+	if !ok {
+		return
+	}
+	e := w.zoneExtra(td, zi)
+	if e.Text == model.NoString {
+		e.Text = text
+		return
+	}
+	e.Text = w.storeStringS(w.t.Strings[e.Text] + "\n" + w.t.Strings[text])
+}
+
+func (w *worker) zoneName() {
+	name := w.takeSingle()
+	td, zi, ok := w.activeZone(failZoneName)
+	if !ok {
+		return
+	}
+	w.zoneExtra(td, zi).Name = name
+}
+
+func (w *worker) zoneColor(b, g, r uint8) {
+	td, zi, ok := w.activeZone(failZoneColor)
+	if !ok {
+		return
+	}
+	w.zoneExtra(td, zi).Color = uint32(b)<<16 | uint32(g)<<8 | uint32(r)
+}
+
+func (w *worker) zoneValue(v uint64) {
+	td, zi, ok := w.activeZone(failZoneValue)
+	if !ok {
+		return
+	}
+	s := strconv.FormatUint(v, 10) + " [0x" + strconv.FormatUint(v, 16) + "]"
+	e := w.zoneExtra(td, zi)
+	if e.Text == model.NoString {
+		e.Text = w.storeStringS(s)
+		return
+	}
+	e.Text = w.storeStringS(w.t.Strings[e.Text] + "\n" + s)
+}
+
+// zoneChunks is a thread's zone list while the capture runs. Appending to
+// one flat slice would copy it over and over as it grows (a 10-million-zone
+// thread is 220 MB); fixed chunks never move, and finish copies them once
+// into the exactly sized slice the trace keeps.
+type zoneChunks struct {
+	chunks [][]model.Zone
+	n      uint32
+}
+
+const (
+	zoneChunkShift = 16
+	zoneChunkSize  = 1 << zoneChunkShift
+)
+
+func (c *zoneChunks) add(z model.Zone) uint32 {
+	i := c.n
+	if i&(zoneChunkSize-1) == 0 {
+		// The first chunk starts small and grows by append: most threads
+		// have few zones, and a chunk is 1.4 MB.
+		n := zoneChunkSize
+		if i == 0 {
+			n = 64
+		}
+		c.chunks = append(c.chunks, make([]model.Zone, 0, n))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, z)
+	c.n++
+	return i
+}
+
+func (c *zoneChunks) at(i uint32) *model.Zone {
+	return &c.chunks[i>>zoneChunkShift][i&(zoneChunkSize-1)]
+}
+
+// flatten moves the zones into one slice. For big threads the copy is split
+// across the CPUs: it is mostly first-touch page faults of the new slice,
+// which parallelise well, and the reader goroutine is idle by then.
+func (c *zoneChunks) flatten(dst []model.Zone) []model.Zone {
+	if len(c.chunks) == 1 && len(dst) == 0 {
+		z := c.chunks[0]
+		c.chunks = nil
+		c.n = 0
+		return z[:len(z):len(z)]
+	}
+	base := len(dst)
+	out := make([]model.Zone, base+int(c.n))
+	copy(out, dst)
+	copyChunks := func(from, to int) {
+		for i := from; i < to; i++ {
+			copy(out[base+i*zoneChunkSize:], c.chunks[i])
+			c.chunks[i] = nil
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(c.chunks)/8)
+	if workers < 2 {
+		copyChunks(0, len(c.chunks))
+	} else {
+		var wg sync.WaitGroup
+		per := (len(c.chunks) + workers - 1) / workers
+		for from := 0; from < len(c.chunks); from += per {
+			wg.Go(func() { copyChunks(from, min(from+per, len(c.chunks))) })
+		}
+		wg.Wait()
+	}
+	c.chunks = nil
+	c.n = 0
+	return out
+}
