@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gotracy/gotracy/symbols"
+)
+
+func init() {
+	register(&command{
+		name:    "symbols",
+		summary: "resolve addresses (addr2line-compatible) or serve symbols over HTTP",
+		usage: "symbols resolve -e BINARY [-f] [-i] [-C] [-a] [-p] [-s] [ADDR...]\n" +
+			"       gotracy symbols serve --symbol-path DIRS [--http ADDR]",
+		setup: setupSymbols,
+	})
+	errorDescribers = append(errorDescribers, func(err error) string {
+		switch {
+		case errors.Is(err, symbols.ErrBuildIDMismatch):
+			return err.Error() + " (a different build than the one profiled; it was not used)"
+		}
+		return ""
+	})
+}
+
+type symbolsFlags struct {
+	exe        string
+	functions  bool
+	inlines    bool
+	demangle   bool
+	addresses  bool
+	pretty     bool
+	basenames  bool
+	symPath    string
+	debugDirs  string
+	substitute multiFlag
+	debuginfod string
+	httpAddr   string
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+func setupSymbols(fs *flag.FlagSet) func(e *env, args []string) error {
+	var f symbolsFlags
+	fs.StringVar(&f.exe, "e", "a.out", "resolve: the binary (addr2line -e)")
+	fs.BoolVar(&f.functions, "f", false, "resolve: print function names")
+	fs.BoolVar(&f.inlines, "i", false, "resolve: print inlined frames too")
+	fs.BoolVar(&f.demangle, "C", false, "resolve: demangle C++ and Rust names")
+	fs.BoolVar(&f.addresses, "a", false, "resolve: print each address before its frames")
+	fs.BoolVar(&f.pretty, "p", false, "resolve: print each address's frames on one line")
+	fs.BoolVar(&f.basenames, "s", false, "resolve: print file base names only")
+	fs.StringVar(&f.symPath, "symbol-path", "", "directories to search, separated by '"+string(filepath.ListSeparator)+"'")
+	fs.StringVar(&f.debugDirs, "debug-dir", "/usr/lib/debug", "resolve: global debug directories (build-id trees), separated by '"+string(filepath.ListSeparator)+"'")
+	fs.Var(&f.substitute, "substitute", "resolve: path substitution 'REGEX;REPLACEMENT' (repeatable)")
+	fs.StringVar(&f.debuginfod, "debuginfod", "", "resolve: debuginfod server URL")
+	fs.StringVar(&f.httpAddr, "http", "127.0.0.1:8001", "serve: listen address")
+	return func(e *env, args []string) error {
+		if len(args) == 0 {
+			return usagef("symbols: want 'resolve' or 'serve'")
+		}
+		switch args[0] {
+		case "resolve":
+			return symbolsResolve(e, &f, args[1:], os.Stdin)
+		case "serve":
+			if len(args) > 1 {
+				return usagef("symbols serve: unexpected arguments %q", args[1:])
+			}
+			return symbolsServe(e, &f)
+		}
+		return usagef("symbols: unknown subcommand %q (want resolve or serve)", args[0])
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(s) {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) error {
+	opts := []symbols.Option{
+		symbols.WithSearchPath(splitList(f.symPath)...),
+		symbols.WithDebugDirs(splitList(f.debugDirs)...),
+		symbols.WithDemangle(f.demangle),
+		symbols.WithInlines(f.inlines),
+	}
+	for _, s := range f.substitute {
+		o, err := symbols.ParseSubstitution(s)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		opts = append(opts, o)
+	}
+	if f.debuginfod != "" {
+		opts = append(opts, symbols.WithDebuginfod(f.debuginfod, nil, ""))
+	}
+	r, err := symbols.New(opts...)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	defer r.Close()
+	img := symbols.Image{Path: f.exe}
+	mod, err := r.Module(img)
+	if err != nil {
+		// addr2line refuses to start without the binary.
+		return fmt.Errorf("symbols resolve: %w", err)
+	}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
+	p := a2lPrinter{f: f, w: w}
+	one := func(s string) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return
+		}
+		a, err := parseAddr(s)
+		if err != nil {
+			// addr2line prints unparsable input as address 0.
+			a = 0
+		}
+		res := r.Lookup(img, a-mod.Base)
+		p.print(a, res)
+	}
+	if len(addrs) > 0 {
+		for _, s := range addrs {
+			one(s)
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	for sc.Scan() {
+		one(sc.Text())
+		// Flush per line: callers use us as a coprocess and wait for the
+		// answer before sending the next address.
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+func parseAddr(s string) (uint64, error) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	return strconv.ParseUint(s, 16, 64)
+}
+
+type a2lPrinter struct {
+	f *symbolsFlags
+	w *bufio.Writer
+}
+
+// print writes one address the way binutils addr2line does, including its
+// "??" conventions, so scripts written for addr2line parse us unchanged.
+func (p *a2lPrinter) print(addr uint64, res symbols.Result) {
+	f, w := p.f, p.w
+	if f.addresses {
+		fmt.Fprintf(w, "0x%016x", addr)
+		if f.pretty {
+			w.WriteString(": ")
+		} else {
+			w.WriteByte('\n')
+		}
+	}
+	if len(res.Frames) == 0 {
+		if f.functions {
+			if f.pretty {
+				w.WriteString("?? ")
+			} else {
+				w.WriteString("??\n")
+			}
+		}
+		w.WriteString("??:0\n")
+		return
+	}
+	for i, fr := range res.Frames {
+		if i > 0 && f.pretty {
+			w.WriteString(" (inlined by) ")
+		}
+		if f.functions {
+			name := fr.Function
+			if name == "" {
+				name = "??"
+			}
+			w.WriteString(name)
+			if f.pretty {
+				w.WriteString(" at ")
+			} else {
+				w.WriteByte('\n')
+			}
+		}
+		file := fr.File
+		if file == "" {
+			file = "??"
+		} else if f.basenames {
+			file = filepath.Base(file)
+		}
+		w.WriteString(file)
+		w.WriteByte(':')
+		if fr.Line == 0 {
+			w.WriteString("?\n")
+		} else if d := res.Frames[0].Discriminator; d != 0 {
+			// binutils repeats the innermost row's discriminator on
+			// every inlined-by frame; so do we, for byte-identical output.
+			fmt.Fprintf(w, "%d (discriminator %d)\n", fr.Line, d)
+		} else {
+			fmt.Fprintf(w, "%d\n", fr.Line)
+		}
+	}
+}
+
+func symbolsServe(e *env, f *symbolsFlags) error {
+	dirs := splitList(f.symPath)
+	if len(dirs) == 0 {
+		return usagef("symbols serve: --symbol-path is required")
+	}
+	r, err := symbols.New(symbols.WithSearchPath(dirs...), symbols.WithConfinement())
+	if err != nil {
+		return usagef("%v", err)
+	}
+	defer r.Close()
+	ln, err := net.Listen("tcp", f.httpAddr)
+	if err != nil {
+		return fmt.Errorf("symbols serve: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "serving symbols from %s on http://%s\n", strings.Join(dirs, ", "), ln.Addr())
+	srv := &http.Server{Handler: symbols.NewServer(r), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("symbols serve: %w", err)
+	}
+	return nil
+}
