@@ -2,11 +2,10 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/gotracy/gotracy/analysis"
+	"github.com/gotracy/gotracy/internal/progress"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -109,27 +108,19 @@ var loadTrace = loadTraceReport
 // stderr once a load has taken more than a second.
 func loadTraceReport(e *env, path string) (*model.Trace, *tracefile.Report, error) {
 	var rep tracefile.Report
-	start := time.Now()
-	shown := false
-	var last time.Time
-	progress := func(p tracefile.Progress) {
-		now := time.Now()
-		if now.Sub(start) < time.Second || now.Sub(last) < 250*time.Millisecond {
-			return
-		}
-		shown, last = true, now
-		if p.Total > 0 {
-			fmt.Fprintf(e.stderr, "\rloading %s: %3d%%", path, min(100, p.Done*100/p.Total))
-		} else {
-			fmt.Fprintf(e.stderr, "\rloading %s: %d MB", path, p.Done>>20)
-		}
-	}
-	t, err := tracefile.ReadFile(path, tracefile.WithReport(&rep), tracefile.WithProgress(progress))
-	if shown {
-		fmt.Fprintf(e.stderr, "\rloading %s: done in %.1f s\n", path, time.Since(start).Seconds())
-	}
+	line, update := progressLine(e, "loading "+path)
+	t, err := tracefile.ReadFile(path, tracefile.WithReport(&rep), tracefile.WithProgress(update))
+	line.Done()
 	if err != nil {
 		return nil, nil, err
 	}
 	return t, &rep, nil
+}
+
+// progressLine is the one progress display of the commands that load or save
+// traces: a terminal line on stderr that appears only for operations over a
+// second (see internal/progress).
+func progressLine(e *env, label string) (*progress.Line, func(tracefile.Progress)) {
+	line := progress.New(e.stderr, label)
+	return line, func(p tracefile.Progress) { line.Update(p.Done, p.Total) }
 }

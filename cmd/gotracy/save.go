@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -51,21 +50,10 @@ func init() {
 					opts = append(opts, tracefile.WithZstd(*zstd))
 				}
 				var rep tracefile.Report
-				start := time.Now()
-				shown := false
-				var last time.Time
-				opts = append(opts, tracefile.WithReport(&rep), tracefile.WithProgress(func(p tracefile.Progress) {
-					now := time.Now()
-					if now.Sub(start) < time.Second || now.Sub(last) < 250*time.Millisecond {
-						return
-					}
-					shown, last = true, now
-					fmt.Fprintf(e.stderr, "\rsaving %s: %d MB", *out, p.Done>>20)
-				}))
+				line, update := progressLine(e, "saving "+*out)
+				opts = append(opts, tracefile.WithReport(&rep), tracefile.WithProgress(update))
 				err = tracefile.WriteFile(*out, t, opts...)
-				if shown {
-					fmt.Fprintf(e.stderr, "\rsaving %s: done in %.1f s\n", *out, time.Since(start).Seconds())
-				}
+				line.Done()
 				if err != nil {
 					return fmt.Errorf("saving %s: %w", *out, err)
 				}
