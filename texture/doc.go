@@ -10,8 +10,9 @@
 //     CompressImageDxt1 emits, including its private index order
 //     (0 = color1 ... 3 = color0). Speed matters here since the client
 //     compresses every frame on a background goroutine, so on amd64 the
-//     encoder runs in SSE4.1 or AVX2 assembly chosen at run time; the
-//     purego build tag forces the portable Go code.
+//     encoder runs in SSE4.1 or AVX2 assembly chosen at run time and on
+//     arm64 in NEON assembly (always present there); the purego build
+//     tag forces the portable Go code. EncoderPath names the one in use.
 //   - Server: Prepare applies FixOrder (Tracy order to standard BC1) and
 //     RDO, Tracy's rate-distortion pass that flattens low-contrast blocks
 //     so Zstd finds more repetition; a Packer then compresses at Zstd
