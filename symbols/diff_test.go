@@ -188,9 +188,11 @@ func runLLVMSymbolizer(t testing.TB, bin string, addrs []uint64, demangle string
 	return res
 }
 
-// A stripped Go binary still resolves through its pclntab: the function is
-// the outermost (real) function and file:line the innermost position, the
-// same as the last and first DWARF frames of the unstripped build.
+// A stripped Go binary still resolves through its pclntab and the
+// runtime's inline tree: every frame (function, file, line, inlined flag),
+// innermost first, must equal the DWARF answer of the unstripped build.
+// (This is also what allows unstripped Go binaries to be answered from the
+// pclntab, leaving their DWARF compressed and unread.)
 func TestGoStrippedPclntab(t *testing.T) {
 	full := goBinary(t, "goprog", "")
 	stripped := goBinary(t, "goprog-stripped", "-s -w")
@@ -199,30 +201,51 @@ func TestGoStrippedPclntab(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	addrs := lineAddrs(t, full, 400)
-	checked := 0
+	addrs := lineAddrs(t, full, 0)
+	o, err := r.object(Image{Path: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dw := o.dwarf()
+	if dw == nil {
+		t.Fatalf("no DWARF in %s: %v", full, o.dwLateErr)
+	}
+	if o.goinl == nil {
+		t.Fatalf("no inline tree found in %s", full)
+	}
+	checked, inlined, bad := 0, 0, 0
 	for _, a := range addrs {
-		want := r.Lookup(Image{Path: full}, a)
+		// The reference is the DWARF index itself (the full binary's
+		// lookups would go through the pclntab first).
+		var want Result
+		want.Frames, _, want.Err = dw.lookup(a, true, nil)
 		got := r.Lookup(Image{Path: stripped}, a)
 		if len(want.Frames) == 0 || want.Frames[0].Line == 0 {
 			continue
 		}
 		// -s -w keeps code identical: same addresses.
-		outer := want.Frames[len(want.Frames)-1]
-		if len(got.Frames) != 1 {
-			t.Errorf("%#x: stripped: %d frames, err %v", a, len(got.Frames), got.Err)
-			continue
+		same := len(got.Frames) == len(want.Frames)
+		for k := 0; same && k < len(want.Frames); k++ {
+			g, w := got.Frames[k], want.Frames[k]
+			same = g.Function == w.Function && g.File == w.File && g.Line == w.Line && g.Inlined == w.Inlined
 		}
-		g := got.Frames[0]
-		if g.Function != outer.Function || g.File != want.Frames[0].File || g.Line != want.Frames[0].Line {
-			t.Errorf("%#x: stripped %s %s:%d, DWARF %s %s:%d", a, g.Function, g.File, g.Line,
-				outer.Function, want.Frames[0].File, want.Frames[0].Line)
+		if !same {
+			if bad++; bad <= 10 {
+				t.Errorf("%#x:\n stripped %+v (err %v)\n DWARF    %+v", a, got.Frames, got.Err, want.Frames)
+			}
 		}
 		checked++
+		if len(want.Frames) > 1 {
+			inlined++
+		}
 	}
-	if checked < 100 {
-		t.Fatalf("only %d addresses checked", checked)
+	if bad > 0 {
+		t.Errorf("%d of %d addresses differ", bad, checked)
 	}
+	if checked < 1000 || inlined < 100 {
+		t.Fatalf("only %d addresses checked, %d with inlined frames", checked, inlined)
+	}
+	t.Logf("%d addresses agree, %d of them with inlined frames", checked, inlined)
 	m, err := r.Module(Image{Path: stripped})
 	if err != nil || m.ID.IsZero() || m.DebugPath != "" {
 		t.Fatalf("stripped Go binary: id %v, debug %q, err %v", m.ID, m.DebugPath, err)

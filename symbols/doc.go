@@ -51,16 +51,31 @@
 //
 // # Performance
 //
-// Opening an image reads only the unit headers and the symbol table. A
-// compile unit's line table (flattened into one sorted row array, sequences
-// kept apart by end rows) and its function tree (subprograms and inlined
-// subroutines with their ranges; outermost functions in a sorted range
-// table) are built the first time an address falls in it, once, behind a
-// sync.Once; every later lookup is two binary searches and a short walk
-// down the inline tree. Opened images are cached per (path, id) for the
-// life of the Resolver. Resolve spreads a batch over WithWorkers goroutines;
-// ResolveAsync does the same without blocking the caller. All methods are
-// safe for concurrent use.
+// Opening an image reads only the DWARF sections the index uses (never
+// location lists or frame tables; compressed ones are inflated with the
+// klauspost decoders), the unit headers with their root DIEs, and the
+// symbol table. A compile unit's line table (flattened into one sorted row
+// array, sequences kept apart by end rows) and its function tree
+// (subprograms and inlined subroutines with their ranges; outermost
+// functions in a sorted range table) are built the first time an address
+// falls in it, once, behind a sync.Once, by a DWARF reader of our own that
+// allocates nothing per DIE: abbreviations are decoded once into arrays,
+// uninteresting DIEs are skipped by precomputed size or DW_AT_sibling, and
+// names are zero-copy strings over the section bytes. debug/dwarf is kept
+// in the tests only, as the oracle the index must agree with.
+//
+// Go binaries are answered from the pclntab and the runtime's inline tree
+// (FUNCDATA_InlTree, PCDATA_InlTreeIndex), which give the same frames as
+// their DWARF and need no inflating; the DWARF is read only for addresses
+// the pclntab cannot answer (cgo code, padding). Stripped Go binaries get
+// the same inlined frames.
+//
+// Every later lookup is a few binary searches and a short walk down the
+// inline tree. Opened images are cached per (path, id) for the life of the
+// Resolver. Resolve spreads a batch over WithWorkers goroutines (so the
+// units a batch touches are indexed in parallel); ResolveAsync does the
+// same without blocking the caller. All methods are safe for concurrent
+// use.
 //
 // # Symbol server
 //

@@ -1,27 +1,24 @@
 package symbols
 
 import (
-	"debug/dwarf"
-	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"sort"
 	"sync"
 )
 
-// dwarfIndex answers address queries from DWARF 4/5 data. Only the unit
-// headers are read when the file is opened; a unit's line table and function
-// tree are built the first time an address inside it is asked for (most
-// profiles touch a small part of a large binary), then looked up by binary
-// search. Everything built is immutable afterwards, so lookups need no lock
-// except the per-unit sync.Once.
+// dwarfIndex answers address queries from DWARF 2-5 data. Opening reads
+// only the unit headers and each unit's root DIE; a unit's line table and
+// function tree are built the first time an address inside it is asked
+// for (most profiles touch a small part of a large binary), with the
+// non-allocating readers of dwarfread.go and dwarfline.go, then looked up
+// by binary search. Everything built is immutable afterwards, so lookups
+// need no lock except the per-unit sync.Once; units touched by one batch
+// are built in parallel by the batch's workers.
 type dwarfIndex struct {
-	d      *dwarf.Data
-	units  []*cuIndex
-	ranges []addrRange // unit ranges sorted by lo
-
-	nameMu sync.Mutex
-	names  map[dwarf.Offset]string // abstract-origin / specification name cache
+	s      *dwSections
+	units  []*cuIndex // sorted by offset
+	ranges []addrRange
 
 	// seqs indexes every line-table sequence of every unit. Unit ranges
 	// cover functions only, but line sequences also cover the padding
@@ -37,18 +34,25 @@ type addrRange struct {
 }
 
 type cuIndex struct {
-	entry     *dwarf.Entry
+	off, end, die                 uint64 // header, end, root DIE offsets in .debug_info
+	version, addrSize, offSize    uint8
+	ab                            *abbrevTable
+	strOffBase, addrBase, rngBase uint64
+	base                          uint64 // base address for range lists
+	name, compDir                 string
+	stmtList                      uint64
+	hasStmt                       bool
+
 	lineOnce  sync.Once
 	lineErr   error
 	funcsOnce sync.Once
 	funcsErr  error
-	name      string
 
-	rows    []lineRow
-	files   []string
-	fileMap []int32 // unit file number -> index in files
-	nodes   []fnNode
-	top     []addrRange // ranges of outermost functions, sorted by lo
+	rows  []lineRow
+	files []string // by the unit's file numbers
+	nodes []fnNode
+	kids  []addrRange // children ranges of all nodes, grouped by parent, sorted by lo
+	top   []addrRange // ranges of outermost functions, sorted by lo
 }
 
 // lineRow is one line-table row; end marks an end_sequence row whose address
@@ -62,61 +66,251 @@ type lineRow struct {
 	end  bool
 }
 
-// fnNode is a subprogram or inlined subroutine with code.
+// fnNode is a subprogram or inlined subroutine with code; its children's
+// ranges are kids[kidLo:kidHi].
 type fnNode struct {
-	name     string
-	ranges   []addrRange
-	children []addrRange // ranges of the children, sorted by lo; idx = child node
-	callFile int32       // for inlined subroutines: where the call was
-	callLine int32
-	callCol  int32
-	inlined  bool
-	entry    uint64 // lowest address (entry for real functions)
+	name         string
+	entry        uint64 // lowest address (entry for real functions)
+	kidLo, kidHi int32
+	callFile     int32 // for inlined subroutines: where the call was
+	callLine     int32
+	callCol      int32
+	inlined      bool
 }
 
-func newDwarfIndex(d *dwarf.Data) (*dwarfIndex, error) {
-	x := &dwarfIndex{d: d, names: map[dwarf.Offset]string{}}
-	r := d.Reader()
-	nulls := 0
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return nil, fmt.Errorf("%w: reading unit headers: %v", ErrMalformed, err)
+const maxUnits = 1 << 22
+
+func newDwarfIndex(s *dwSections) (*dwarfIndex, error) {
+	x := &dwarfIndex{s: s}
+	type abKey struct {
+		off              uint64
+		addr, off2, vers uint8
+	}
+	abs := map[abKey]*abbrevTable{}
+	info := s.info
+	for off := uint64(0); off < uint64(len(info)); {
+		r := rd{b: info, off: int(off), big: s.big}
+		ulen := uint64(r.u32())
+		offSize := uint8(4)
+		if ulen == 0xffffffff {
+			ulen, offSize = r.u64(), 8
+		} else if ulen >= 0xfffffff0 {
+			return nil, fmt.Errorf("%w: unit at %#x: bad length", ErrMalformed, off)
 		}
-		if e == nil {
-			break
+		if r.bad || ulen > uint64(len(info)-r.off) {
+			return nil, fmt.Errorf("%w: unit at %#x exceeds .debug_info", ErrMalformed, off)
 		}
-		// debug/dwarf can return null entries forever without advancing on
-		// some corrupt units; real files have a handful between units.
-		if e.Tag == 0 {
-			if nulls++; nulls > 1024 {
-				return nil, fmt.Errorf("%w: unit headers: endless null entries", ErrMalformed)
+		end := uint64(r.off) + ulen
+		r.b = info[:end]
+		next := end
+		vers := r.u16()
+		var addrSize, utype uint8
+		var abOff uint64
+		if vers >= 5 {
+			utype = r.u8()
+			addrSize = r.u8()
+			abOff = r.sized(offSize)
+			switch utype {
+			case 2, 6: // type units: signature, type offset
+				r.skip(8 + uint64(offSize))
+			case 4, 5: // skeleton, split compile: dwo id
+				r.skip(8)
 			}
+		} else {
+			abOff = r.sized(offSize)
+			addrSize = r.u8()
+		}
+		if r.bad || vers < 2 || vers > 5 || (addrSize != 4 && addrSize != 8 && addrSize != 2) {
+			return nil, fmt.Errorf("%w: unit at %#x: version %d, address size %d", ErrMalformed, off, vers, addrSize)
+		}
+		if len(x.units) >= maxUnits {
+			return nil, fmt.Errorf("%w: too many units", ErrMalformed)
+		}
+		k := abKey{abOff, addrSize, offSize, uint8(vers)}
+		ab := abs[k]
+		if ab == nil {
+			var err error
+			if ab, err = parseAbbrevs(s.abbrev, abOff, addrSize, offSize, uint8(vers)); err != nil {
+				return nil, fmt.Errorf("unit at %#x: %w", off, err)
+			}
+			abs[k] = ab
+		}
+		cu := &cuIndex{off: off, end: end, die: uint64(r.off), version: uint8(vers), addrSize: addrSize, offSize: offSize, ab: ab}
+		off = next
+		code := r.uleb()
+		a := ab.get(code)
+		if r.bad || a == nil {
+			return nil, fmt.Errorf("%w: unit at %#x: bad root DIE", ErrMalformed, cu.off)
+		}
+		if a.tag != tagCompileUnit && a.tag != tagPartialUnit {
 			continue
 		}
-		nulls = 0
-		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
-			cu := &cuIndex{entry: e}
-			cu.name, _ = e.Val(dwarf.AttrName).(string)
-			ui := int32(len(x.units))
-			x.units = append(x.units, cu)
-			rs, err := d.Ranges(e)
-			if err != nil || len(rs) == 0 {
-				// No unit ranges (some assemblers, some LTO units): fall
-				// back to the ranges covered by the unit's line table.
-				cu.buildLines(x)
-				rs = cu.lineRanges()
+		var d dieAttrs
+		cu.readAttrs(&r, a, &d)
+		if r.bad {
+			return nil, fmt.Errorf("%w: unit at %#x: truncated root DIE", ErrMalformed, cu.off)
+		}
+		cu.strOffBase, cu.addrBase, cu.rngBase = d.strOffBase, d.addrBase, d.rnglistsBase
+		cu.name = x.str(cu, d.name, d.nameKind)
+		cu.compDir = x.str(cu, d.compDir, d.compDirKind)
+		cu.stmtList, cu.hasStmt = d.stmtList, d.hasStmtList
+		if b, ok := x.address(cu, d.entryPC, d.entryPCKind); ok {
+			cu.base = b
+		} else if b, ok := x.address(cu, d.lowpc, d.lowKind); ok {
+			cu.base = b
+		}
+		ui := int32(len(x.units))
+		x.units = append(x.units, cu)
+		var rs []addrRange
+		if lo, ok := x.address(cu, d.lowpc, d.lowKind); ok {
+			if hi, ok := x.highPC(cu, lo, &d); ok {
+				rs = append(rs, addrRange{lo, hi, 0})
 			}
-			for _, rg := range rs {
+		}
+		if d.rangesKind != vNone {
+			rs = x.rangeList(cu, d.ranges, d.rangesKind, rs)
+		}
+		n := 0
+		for _, rg := range rs {
+			if rg.hi > rg.lo {
+				n++
+				x.ranges = append(x.ranges, addrRange{rg.lo, rg.hi, ui})
+			}
+		}
+		if n == 0 {
+			// No unit ranges (some assemblers, some LTO units): fall back
+			// to the ranges covered by the unit's line table.
+			x.buildLines(cu)
+			for _, rg := range cu.lineRanges() {
 				if rg[1] > rg[0] {
 					x.ranges = append(x.ranges, addrRange{rg[0], rg[1], ui})
 				}
 			}
 		}
-		r.SkipChildren()
 	}
-	sort.SliceStable(x.ranges, func(i, j int) bool { return x.ranges[i].lo < x.ranges[j].lo })
+	sortRanges(x.ranges)
 	return x, nil
+}
+
+func sortRanges(rs []addrRange) {
+	if slices.IsSortedFunc(rs, cmpRange) {
+		return
+	}
+	slices.SortStableFunc(rs, cmpRange)
+}
+
+func cmpRange(a, b addrRange) int {
+	switch {
+	case a.lo < b.lo:
+		return -1
+	case a.lo > b.lo:
+		return 1
+	}
+	return 0
+}
+
+// highPC interprets DW_AT_high_pc: an address, or (DWARF 4+) an offset
+// from low_pc; ok is false when absent or empty.
+func (x *dwarfIndex) highPC(u *cuIndex, lo uint64, d *dieAttrs) (uint64, bool) {
+	switch d.highKind {
+	case vAddr, vAddrx:
+		hv, ok := x.address(u, d.highpc, d.highKind)
+		return hv, ok
+	case vConst, vSConst:
+		return lo + d.highpc, true
+	}
+	return 0, false
+}
+
+// rangeList appends the ranges of a DW_AT_ranges value (DWARF 2-4
+// .debug_ranges, DWARF 5 .debug_rnglists by offset or rnglistx index).
+// A malformed list contributes nothing.
+func (x *dwarfIndex) rangeList(u *cuIndex, v uint64, kind uint8, out []addrRange) []addrRange {
+	start := len(out)
+	if u.version < 5 {
+		if kind != vSecOff && kind != vConst || v >= uint64(len(x.s.ranges)) {
+			return out
+		}
+		r := rd{b: x.s.ranges, off: int(v), big: x.s.big}
+		maxAddr := ^uint64(0) >> ((8 - u.addrSize) * 8)
+		base := u.base
+		for r.off < len(r.b) {
+			lo, hi := r.sized(u.addrSize), r.sized(u.addrSize)
+			if r.bad {
+				return out[:start]
+			}
+			if lo == 0 && hi == 0 {
+				break
+			}
+			if lo == maxAddr {
+				base = hi
+				continue
+			}
+			out = append(out, addrRange{base + lo, base + hi, 0})
+		}
+		return out
+	}
+	switch kind {
+	case vSecOff, vConst:
+	case vRnglx:
+		// The offset table after the rnglists header, indexed from
+		// DW_AT_rnglists_base.
+		o := u.rngBase + v*uint64(u.offSize)
+		if v > 1<<40 || o+uint64(u.offSize) > uint64(len(x.s.rnglists)) {
+			return out
+		}
+		r := rd{b: x.s.rnglists, off: int(o), big: x.s.big}
+		v = u.rngBase + r.sized(u.offSize)
+	default:
+		return out
+	}
+	if v >= uint64(len(x.s.rnglists)) {
+		return out
+	}
+	r := rd{b: x.s.rnglists, off: int(v), big: x.s.big}
+	base := u.base
+	addrx := func(i uint64) uint64 {
+		a, ok := x.address(u, i, vAddrx)
+		if !ok {
+			r.bad = true
+		}
+		return a
+	}
+	for n := 0; n < 1<<24; n++ {
+		op := r.u8()
+		switch op {
+		case 0: // DW_RLE_end_of_list
+			if r.bad {
+				return out[:start]
+			}
+			return out
+		case 1: // base_addressx
+			base = addrx(r.uleb())
+		case 2: // startx_endx
+			a, b := addrx(r.uleb()), addrx(r.uleb())
+			out = append(out, addrRange{a, b, 0})
+		case 3: // startx_length
+			a := addrx(r.uleb())
+			out = append(out, addrRange{a, a + r.uleb(), 0})
+		case 4: // offset_pair
+			a, b := r.uleb(), r.uleb()
+			out = append(out, addrRange{base + a, base + b, 0})
+		case 5: // base_address
+			base = r.sized(u.addrSize)
+		case 6: // start_end
+			a, b := r.sized(u.addrSize), r.sized(u.addrSize)
+			out = append(out, addrRange{a, b, 0})
+		case 7: // start_length
+			a := r.sized(u.addrSize)
+			out = append(out, addrRange{a, a + r.uleb(), 0})
+		default:
+			return out[:start]
+		}
+		if r.bad {
+			return out[:start]
+		}
+	}
+	return out[:start]
 }
 
 // findRange returns the smallest range in rs (sorted by lo) containing addr,
@@ -124,10 +318,19 @@ func newDwarfIndex(d *dwarf.Data) (*dwarfIndex, error) {
 // address 0), so it looks back a bounded distance instead of trusting the
 // nearest range.
 func findRange(rs []addrRange, addr uint64) int {
-	i := sort.Search(len(rs), func(i int) bool { return rs[i].lo > addr }) - 1
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if rs[m].lo <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	i := lo - 1
 	best := -1
 	for k := i; k >= 0 && k > i-64; k-- {
-		r := rs[k]
+		r := &rs[k]
 		if addr < r.hi && (best < 0 || r.hi-r.lo < rs[best].hi-rs[best].lo) {
 			best = k
 		}
@@ -135,7 +338,7 @@ func findRange(rs []addrRange, addr uint64) int {
 	return best
 }
 
-// unitsFor returns units whose ranges contain addr, best (smallest) first.
+// unitFor returns the unit whose range (the smallest) contains addr.
 func (x *dwarfIndex) unitFor(addr uint64) *cuIndex {
 	k := findRange(x.ranges, addr)
 	if k < 0 {
@@ -152,7 +355,7 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 	var line, col, disc int
 	hasLine := false
 	if cu != nil {
-		cu.buildLines(x)
+		x.buildLines(cu)
 		file, line, col, disc, hasLine = cu.line(addr)
 	}
 	if !hasLine {
@@ -167,7 +370,7 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 	if cu.lineErr != nil {
 		return out, false, cu.lineErr
 	}
-	cu.buildFuncs(x)
+	x.buildFuncs(cu)
 	if cu.funcsErr != nil && !hasLine {
 		return out, false, cu.funcsErr
 	}
@@ -200,14 +403,14 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 func (x *dwarfIndex) unitBySequence(addr uint64) *cuIndex {
 	x.seqOnce.Do(func() {
 		for i, cu := range x.units {
-			cu.buildLines(x)
+			x.buildLines(cu)
 			for _, r := range cu.lineRanges() {
 				if r[1] > r[0] {
 					x.seqs = append(x.seqs, addrRange{r[0], r[1], int32(i)})
 				}
 			}
 		}
-		sort.SliceStable(x.seqs, func(i, j int) bool { return x.seqs[i].lo < x.seqs[j].lo })
+		sortRanges(x.seqs)
 	})
 	k := findRange(x.seqs, addr)
 	if k < 0 {
@@ -227,11 +430,20 @@ func (cu *cuIndex) file(i int32) string {
 // sequence, provided it is not the end of the sequence.
 func (cu *cuIndex) line(addr uint64) (file string, line, col, disc int, ok bool) {
 	rows := cu.rows
-	i := sort.Search(len(rows), func(i int) bool { return rows[i].addr > addr }) - 1
+	lo, hi := 0, len(rows)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if rows[m].addr <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	i := lo - 1
 	if i < 0 || rows[i].end {
 		return "", 0, 0, 0, false
 	}
-	r := rows[i]
+	r := &rows[i]
 	return cu.file(r.file), int(r.line), int(r.col), int(r.disc), true
 }
 
@@ -260,7 +472,8 @@ func (cu *cuIndex) funcChain(addr uint64, chain []int32) []int32 {
 	n := cu.top[k].idx
 	for depth := 0; depth < 256; depth++ {
 		chain = append(chain, n)
-		c := cu.nodes[n].children
+		nd := &cu.nodes[n]
+		c := cu.kids[nd.kidLo:nd.kidHi]
 		k := findRange(c, addr)
 		if k < 0 {
 			break
@@ -270,105 +483,49 @@ func (cu *cuIndex) funcChain(addr uint64, chain []int32) []int32 {
 	return chain
 }
 
-// buildLines and buildFuncs run once per unit; debug/dwarf has had panics on
-// hostile input, so a corrupt unit costs its own addresses, not the process.
-func (cu *cuIndex) buildLines(x *dwarfIndex) {
+// buildLines and buildFuncs run once per unit. The readers are
+// bounds-checked and report errors, but a corrupt unit must cost its own
+// addresses only, never the process, so a panic is turned into an error.
+func (x *dwarfIndex) buildLines(cu *cuIndex) {
 	cu.lineOnce.Do(func() {
 		defer func() {
 			if p := recover(); p != nil {
+				cu.rows, cu.files = nil, nil
 				cu.lineErr = fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, p)
 			}
 		}()
-		cu.lineErr = cu.readLines(x.d)
+		cu.lineErr = x.readLines(cu)
 	})
 }
 
-func (cu *cuIndex) buildFuncs(x *dwarfIndex) {
-	cu.buildLines(x) // call_file numbers need the file table
+func (x *dwarfIndex) buildFuncs(cu *cuIndex) {
+	x.buildLines(cu) // call_file numbers need the file table
 	cu.funcsOnce.Do(func() {
 		defer func() {
 			if p := recover(); p != nil {
+				cu.nodes, cu.kids, cu.top = nil, nil, nil
 				cu.funcsErr = fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, p)
 			}
 		}()
-		cu.funcsErr = cu.readFuncs(x)
+		cu.funcsErr = x.readFuncs(cu)
 	})
 }
 
-func (cu *cuIndex) readLines(d *dwarf.Data) error {
-	lr, err := d.LineReader(cu.entry)
-	if err != nil {
-		return fmt.Errorf("%w: line table of %q: %v", ErrMalformed, cu.name, err)
-	}
-	if lr == nil {
+func (x *dwarfIndex) readLines(cu *cuIndex) error {
+	if !cu.hasStmt {
 		return nil
 	}
-	fileIdx := map[*dwarf.LineFile]int32{}
-	var seqs [][]lineRow
-	var seq []lineRow
-	var le dwarf.LineEntry
-	for {
-		if err := lr.Next(&le); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return fmt.Errorf("%w: line table of %q: %v", ErrMalformed, cu.name, err)
-		}
-		fi := int32(-1)
-		if le.File != nil {
-			var ok bool
-			if fi, ok = fileIdx[le.File]; !ok {
-				fi = int32(len(cu.files))
-				fileIdx[le.File] = fi
-				cu.files = append(cu.files, le.File.Name)
-			}
-		}
-		row := lineRow{addr: le.Address, file: fi, line: int32(le.Line), col: int32(le.Column), disc: int32(le.Discriminator), end: le.EndSequence}
-		// Several rows at one address: the last one wins (as in binutils).
-		if n := len(seq); n > 0 && seq[n-1].addr == row.addr && !row.end {
-			seq[n-1] = row
-		} else {
-			seq = append(seq, row)
-		}
-		if le.EndSequence {
-			seqs = append(seqs, seq)
-			seq = nil
-		}
+	p, err := x.lineHeader(cu.stmtList, cu.addrSize, cu.compDir)
+	if err != nil {
+		return fmt.Errorf("line table of %q: %w", cu.name, err)
 	}
-	sort.SliceStable(seqs, func(i, j int) bool { return seqs[i][0].addr < seqs[j][0].addr })
-	n := 0
-	for _, s := range seqs {
-		n += len(s)
+	rows, err := p.decodeLines(make([]lineRow, 0, max(16, (len(p.r.b)-p.r.off)/8)))
+	if err != nil {
+		return fmt.Errorf("line table of %q: %w", cu.name, err)
 	}
-	cu.rows = make([]lineRow, 0, n)
-	for _, s := range seqs {
-		cu.rows = append(cu.rows, s...)
-	}
-	// Line-table file indices for DW_AT_call_file: index = file number as
-	// the unit numbers them (DWARF 4 is 1-based with entry 0 unused, DWARF 5
-	// is 0-based; debug/dwarf's Files() mirrors that numbering).
-	cu.callFiles(lr, fileIdx)
+	cu.rows = slices.Clip(rows)
+	cu.files = p.files
 	return nil
-}
-
-// callFiles maps the unit's file numbering onto cu.files; callFile values
-// in nodes are stored already translated.
-func (cu *cuIndex) callFiles(lr *dwarf.LineReader, fileIdx map[*dwarf.LineFile]int32) {
-	fs := lr.Files()
-	cu.fileMap = make([]int32, len(fs))
-	for i, f := range fs {
-		if f == nil {
-			cu.fileMap[i] = -1
-			continue
-		}
-		fi, ok := fileIdx[f]
-		if !ok {
-			fi = int32(len(cu.files))
-			fileIdx[f] = fi
-			cu.files = append(cu.files, f.Name)
-		}
-		cu.fileMap[i] = fi
-	}
 }
 
 // Tags whose children may hold code-bearing subprograms. Class, structure
@@ -376,172 +533,250 @@ func (cu *cuIndex) callFiles(lr *dwarf.LineReader, fileIdx map[*dwarf.LineFile]i
 // function definitions at namespace or unit level (with
 // DW_AT_specification), so those bodies are skipped, through their
 // DW_AT_sibling when present, which is most of a C++ unit's DIEs.
-func descends(t dwarf.Tag) bool {
+func descends(t uint32) bool {
 	switch t {
-	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock, dwarf.TagNamespace,
-		dwarf.TagModule, dwarf.TagTryDwarfBlock, dwarf.TagCatchDwarfBlock, dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+	case tagSubprogram, tagInlinedSubroutine, tagLexicalBlock, tagNamespace,
+		tagModule, tagTryBlock, tagCatchBlock, tagCompileUnit, tagPartialUnit:
 		return true
 	}
 	return false
 }
 
-func (cu *cuIndex) readFuncs(x *dwarfIndex) error {
-	r := x.d.Reader()
-	r.Seek(cu.entry.Offset)
-	top, err := r.Next()
-	if err != nil || top == nil {
-		return fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, err)
+// maxDepth bounds the DIE nesting a walk follows; real code nests a few
+// dozen levels.
+const maxDepth = 1 << 12
+
+func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
+	r := rd{b: x.s.info[:cu.end], off: int(cu.die), big: x.s.big}
+	bad := func() error {
+		return fmt.Errorf("%w: unit %q at %#x: bad DIE near %#x", ErrMalformed, cu.name, cu.off, r.off)
 	}
-	if !top.Children {
+	top := cu.ab.get(r.uleb())
+	if r.bad || top == nil {
+		return bad()
+	}
+	cu.skipAttrs(&r, top)
+	if !top.children {
 		return nil
 	}
-	// stack holds, per open DIE with children, the enclosing function node
-	// (-1 outside any function).
-	stack := []int32{-1}
+	// kid is a child range waiting to be grouped under its parent
+	// (parent -1: the unit's top level).
+	type kid struct {
+		parent int32
+		r      addrRange
+	}
+	var kids []kid
+	var rs []addrRange
+	stack := make([]int32, 1, 32)
+	stack[0] = -1
 	for len(stack) > 0 {
-		e, err := r.Next()
-		if err != nil {
-			return fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, err)
-		}
-		if e == nil {
+		if r.off >= len(r.b) {
 			break
 		}
-		if e.Tag == 0 {
+		code := r.uleb()
+		if r.bad {
+			return bad()
+		}
+		if code == 0 {
 			stack = stack[:len(stack)-1]
 			continue
 		}
+		a := cu.ab.get(code)
+		if a == nil {
+			return bad()
+		}
 		parent := stack[len(stack)-1]
 		cur := parent
-		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
-			rs := x.entryRanges(e)
+		switch {
+		case a.tag == tagSubprogram || a.tag == tagInlinedSubroutine:
+			var d dieAttrs
+			cu.readAttrs(&r, a, &d)
+			if r.bad {
+				return bad()
+			}
+			rs = x.entryRanges(cu, &d, rs[:0])
 			if len(rs) > 0 {
-				n := fnNode{inlined: e.Tag == dwarf.TagInlinedSubroutine, ranges: rs, entry: rs[0].lo}
-				for _, r := range rs {
-					n.entry = min(n.entry, r.lo)
+				n := fnNode{inlined: a.tag == tagInlinedSubroutine, entry: rs[0].lo}
+				for _, rg := range rs {
+					n.entry = min(n.entry, rg.lo)
 				}
-				if lp, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+				if lp, ok := x.address(cu, d.lowpc, d.lowKind); ok {
 					n.entry = lp
 				}
-				n.name = x.nameOf(e, 0)
+				n.name = x.nameOf(cu, &d, 0)
 				if n.inlined {
-					if v, ok := e.Val(dwarf.AttrCallFile).(int64); ok && v >= 0 && int(v) < len(cu.fileMap) {
-						n.callFile = cu.fileMap[v]
-					} else {
-						n.callFile = -1
+					n.callFile = -1
+					if d.hasCallFile && d.callFile < uint64(len(cu.files)) {
+						n.callFile = int32(d.callFile)
 					}
-					v, _ := e.Val(dwarf.AttrCallLine).(int64)
-					n.callLine = int32(v)
-					v, _ = e.Val(dwarf.AttrCallColumn).(int64)
-					n.callCol = int32(v)
+					n.callLine = int32(d.callLine)
+					n.callCol = int32(d.callCol)
 				}
 				idx := int32(len(cu.nodes))
 				cu.nodes = append(cu.nodes, n)
-				if parent >= 0 {
-					for _, r := range rs {
-						cu.nodes[parent].children = append(cu.nodes[parent].children, addrRange{r.lo, r.hi, idx})
-					}
-				} else {
-					for _, r := range rs {
-						cu.top = append(cu.top, addrRange{r.lo, r.hi, idx})
-					}
+				for _, rg := range rs {
+					kids = append(kids, kid{parent, addrRange{rg.lo, rg.hi, idx}})
 				}
 				cur = idx
 			} else if parent < 0 {
 				// A declaration or abstract instance: nothing with code
 				// below it that we would attribute correctly.
-				r.SkipChildren()
+				if a.children {
+					x.skipChildren(cu, &r, &d)
+				}
 				continue
 			}
-		}
-		if e.Children {
-			if descends(e.Tag) {
+			if a.children {
 				stack = append(stack, cur)
-			} else {
-				r.SkipChildren()
 			}
+		case !a.children:
+			cu.skipAttrs(&r, a)
+		case descends(a.tag):
+			cu.skipAttrs(&r, a)
+			stack = append(stack, cur)
+		default:
+			var d dieAttrs
+			cu.readAttrs(&r, a, &d)
+			x.skipChildren(cu, &r, &d)
+		}
+		if r.bad {
+			return bad()
+		}
+		if len(stack) > maxDepth {
+			return fmt.Errorf("%w: unit %q: DIEs nested too deep", ErrMalformed, cu.name)
 		}
 	}
-	sort.SliceStable(cu.top, func(i, j int) bool { return cu.top[i].lo < cu.top[j].lo })
+	// Group children under their parents (a counting sort keeps each
+	// group in DIE order), then sort each group by address.
+	start := make([]int32, len(cu.nodes)+2)
+	for _, k := range kids {
+		start[k.parent+2]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	all := make([]addrRange, len(kids))
+	fill := slices.Clone(start)
+	for _, k := range kids {
+		all[fill[k.parent+1]] = k.r
+		fill[k.parent+1]++
+	}
+	cu.top = all[:start[1]:start[1]]
+	sortRanges(cu.top)
+	cu.kids = all
 	for i := range cu.nodes {
-		c := cu.nodes[i].children
-		sort.SliceStable(c, func(i, j int) bool { return c[i].lo < c[j].lo })
+		lo, hi := start[i+1], start[i+2]
+		cu.nodes[i].kidLo, cu.nodes[i].kidHi = lo, hi
+		sortRanges(all[lo:hi])
 	}
 	return nil
 }
 
-func (x *dwarfIndex) entryRanges(e *dwarf.Entry) []addrRange {
-	lo, okLo := e.Val(dwarf.AttrLowpc).(uint64)
-	if okLo {
-		switch hv := e.Val(dwarf.AttrHighpc).(type) {
-		case uint64:
-			if hv > lo {
-				return []addrRange{{lo, hv, 0}}
-			}
-			return nil
-		case int64:
-			if hv > 0 {
-				return []addrRange{{lo, lo + uint64(hv), 0}}
-			}
-			return nil
+// skipChildren moves past the children of the DIE just read, through its
+// DW_AT_sibling when that points forward inside the unit, else by walking.
+func (x *dwarfIndex) skipChildren(cu *cuIndex, r *rd, d *dieAttrs) {
+	if d.hasSibling && d.sibling > uint64(r.off) && d.sibling <= uint64(len(r.b)) {
+		r.off = int(d.sibling)
+		return
+	}
+	depth := 1
+	for depth > 0 && r.off < len(r.b) && !r.bad {
+		code := r.uleb()
+		if code == 0 {
+			depth--
+			continue
+		}
+		a := cu.ab.get(code)
+		if a == nil {
+			r.bad = true
+			return
+		}
+		cu.skipAttrs(r, a)
+		if a.children {
+			depth++
 		}
 	}
-	if e.AttrField(dwarf.AttrRanges) == nil {
-		return nil
-	}
-	rs, err := x.d.Ranges(e)
-	if err != nil {
-		return nil
-	}
-	out := make([]addrRange, 0, len(rs))
-	for _, r := range rs {
-		if r[1] > r[0] {
-			out = append(out, addrRange{r[0], r[1], 0})
-		}
-	}
-	return out
 }
 
-const attrMIPSLinkageName dwarf.Attr = 0x2007
+// entryRanges returns a function DIE's address ranges, as debug/dwarf's
+// Val and Ranges would give them.
+func (x *dwarfIndex) entryRanges(cu *cuIndex, d *dieAttrs, out []addrRange) []addrRange {
+	if lo, ok := x.address(cu, d.lowpc, d.lowKind); ok {
+		switch d.highKind {
+		case vAddr, vAddrx:
+			if hv, ok := x.address(cu, d.highpc, d.highKind); ok {
+				if hv > lo {
+					return append(out, addrRange{lo, hv, 0})
+				}
+				return out
+			}
+		case vConst, vSConst:
+			if int64(d.highpc) > 0 {
+				return append(out, addrRange{lo, lo + d.highpc, 0})
+			}
+			return out
+		}
+	}
+	if d.rangesKind == vNone {
+		return out
+	}
+	start := len(out)
+	out = x.rangeList(cu, d.ranges, d.rangesKind, out)
+	k := start
+	for _, rg := range out[start:] {
+		if rg.hi > rg.lo {
+			out[k] = rg
+			k++
+		}
+	}
+	return out[:k]
+}
 
 // nameOf returns the raw (possibly mangled) name of a function DIE: the
 // linkage name when there is one (addr2line prints it, demangled with -C),
 // else DW_AT_name, else the name of the abstract origin or specification.
-func (x *dwarfIndex) nameOf(e *dwarf.Entry, depth int) string {
-	if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
+func (x *dwarfIndex) nameOf(cu *cuIndex, d *dieAttrs, depth int) string {
+	if s := x.str(cu, d.linkage, d.linkageKind); s != "" {
 		return s
 	}
-	if s, ok := e.Val(attrMIPSLinkageName).(string); ok && s != "" {
-		return s
-	}
-	if s, ok := e.Val(dwarf.AttrName).(string); ok && s != "" {
+	if s := x.str(cu, d.name, d.nameKind); s != "" {
 		return s
 	}
 	if depth > 8 {
 		return ""
 	}
-	for _, a := range [...]dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
-		if off, ok := e.Val(a).(dwarf.Offset); ok {
-			return x.nameAt(off, depth+1)
-		}
+	if d.hasOrigin {
+		return x.nameAt(d.origin, depth+1)
+	}
+	if d.hasSpec {
+		return x.nameAt(d.spec, depth+1)
 	}
 	return ""
 }
 
-func (x *dwarfIndex) nameAt(off dwarf.Offset, depth int) string {
-	x.nameMu.Lock()
-	s, ok := x.names[off]
-	x.nameMu.Unlock()
-	if ok {
-		return s
+// unitAt returns the unit containing .debug_info offset off.
+func (x *dwarfIndex) unitAt(off uint64) *cuIndex {
+	i := sort.Search(len(x.units), func(i int) bool { return x.units[i].off > off }) - 1
+	if i < 0 || off >= x.units[i].end || off < x.units[i].die {
+		return nil
 	}
-	r := x.d.Reader()
-	r.Seek(off)
-	e, err := r.Next()
-	if err == nil && e != nil && e.Offset == off {
-		s = x.nameOf(e, depth)
+	return x.units[i]
+}
+
+// nameAt reads the name of the DIE at off. It is not cached: reading a
+// DIE's few attributes costs less than a map insertion and lookup, and
+// C++ units have as many origins as functions.
+func (x *dwarfIndex) nameAt(off uint64, depth int) string {
+	var s string
+	if u := x.unitAt(off); u != nil {
+		r := rd{b: x.s.info[:u.end], off: int(off), big: x.s.big}
+		if a := u.ab.get(r.uleb()); a != nil && !r.bad {
+			var d dieAttrs
+			u.readAttrs(&r, a, &d)
+			if !r.bad {
+				s = x.nameOf(u, &d, depth)
+			}
+		}
 	}
-	x.nameMu.Lock()
-	x.names[off] = s
-	x.nameMu.Unlock()
 	return s
 }

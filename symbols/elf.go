@@ -179,18 +179,20 @@ func elfSymbols(f *elf.File) []sym {
 }
 
 // elfGoTable reads a Go pclntab, which survives `-ldflags=-s -w` because the
-// runtime needs it for tracebacks.
-func elfGoTable(f *elf.File) *gosym.Table {
+// runtime needs it for tracebacks. When the inline tree can be read, the
+// debug/gosym table (which decodes every function up front) is only built
+// if a lookup falls back to it.
+func (o *object) elfGoTable(f *elf.File) {
 	s := f.Section(".gopclntab")
 	if s == nil {
 		s = f.Section(".data.rel.ro.gopclntab")
 	}
 	if s == nil {
-		return nil
+		return
 	}
 	d, err := s.Data()
 	if err != nil {
-		return nil
+		return
 	}
 	var text uint64
 	if t := f.Section(".text"); t != nil {
@@ -200,7 +202,11 @@ func elfGoTable(f *elf.File) *gosym.Table {
 	if st := f.Section(".gosymtab"); st != nil {
 		symtab, _ = st.Data()
 	}
-	return newGoTable(d, symtab, text)
+	if o.goinl = newGoInlTree(f, d, s.Addr); o.goinl != nil {
+		o.gotabInit = func() *gosym.Table { return newGoTable(d, symtab, text) }
+		return
+	}
+	o.gotab = newGoTable(d, symtab, text)
 }
 
 // elfServerBase is the address that samply and the Firefox profiler count

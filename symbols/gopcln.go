@@ -19,10 +19,11 @@ func newGoTable(pclntab, symtab []byte, text uint64) (t *gosym.Table) {
 	return tab
 }
 
-// goLookup resolves through the pclntab. The pclntab's file/line tables
-// already describe the innermost inlined position; the function is the
-// outermost one, as the inline tree needs runtime funcdata we do not decode.
-func goLookup(t *gosym.Table, addr uint64, out []Frame) (res []Frame, ok bool) {
+// goLookup resolves through the pclntab: file and line from its tables,
+// and, when the inline tree could be read, the chain of inlined calls
+// innermost first (the outer frames' positions are those of the call
+// sites), as the DWARF path gives it.
+func goLookup(t *gosym.Table, g *goInlTree, addr uint64, inlines bool, out []Frame) (res []Frame, ok bool) {
 	defer func() {
 		if recover() != nil {
 			res, ok = out, false
@@ -37,5 +38,28 @@ func goLookup(t *gosym.Table, addr uint64, out []Frame) (res []Frame, ok bool) {
 		// Padding after a function: pcvalue tables answer -1.
 		file, line = "", 0
 	}
-	return append(out, Frame{Function: fn.Name, File: file, Line: line, FuncAddr: fn.Entry, HasFuncAddr: true}), true
+	var buf [8]goInlCall
+	var calls []goInlCall
+	if g != nil && line > 0 {
+		if f, ok := g.fn(addr); ok {
+			calls = g.calls(f, addr, buf[:0])
+		}
+	}
+	name := fn.Name
+	if len(calls) > 0 {
+		name = calls[0].name
+	}
+	out = append(out, Frame{Function: name, File: file, Line: line, Inlined: len(calls) > 0, FuncAddr: fn.Entry, HasFuncAddr: true})
+	if !inlines {
+		return out, true
+	}
+	for i, c := range calls {
+		name := fn.Name
+		if i+1 < len(calls) {
+			name = calls[i+1].name
+		}
+		f, l, _ := t.PCToLine(c.parentPC)
+		out = append(out, Frame{Function: name, File: f, Line: l, Inlined: i+1 < len(calls), FuncAddr: fn.Entry, HasFuncAddr: true})
+	}
+	return out, true
 }

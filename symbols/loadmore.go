@@ -1,8 +1,12 @@
 package symbols
 
 import (
+	"debug/macho"
+	"debug/pe"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // loadMachO uses the image's own DWARF if it has any, else the dSYM bundle
@@ -25,7 +29,7 @@ func (l *locator) loadMachO(o *object, c *candidate) error {
 		}
 	}
 	if f.Section("__debug_info") != nil || f.Section("__zdebug_info") != nil {
-		if d, err := f.DWARF(); err == nil {
+		if d, err := machoDWARF(f); err == nil {
 			if err := o.setDWARF(d, c.path); err != nil {
 				o.debugErr = err
 			}
@@ -57,10 +61,10 @@ func (l *locator) loadMachO(o *object, c *candidate) error {
 			nf.Rejected = append(nf.Rejected, err)
 			continue
 		}
-		d, err := df.DWARF()
+		d, err := machoDWARF(df)
 		if err != nil {
 			dc.file.Close()
-			nf.Rejected = append(nf.Rejected, fmt.Errorf("%s: %w: %v", p, ErrMalformed, err))
+			nf.Rejected = append(nf.Rejected, fmt.Errorf("%s: %w", p, err))
 			continue
 		}
 		o.closers = append(o.closers, dc.file)
@@ -83,13 +87,47 @@ func (l *locator) loadPE(o *object, c *candidate) error {
 	o.relBase, o.serverBase = base, base
 	o.syms = newSymtab(peSymbols(f, base))
 	if f.Section(".debug_info") != nil || f.Section(".zdebug_info") != nil {
-		if d, err := f.DWARF(); err == nil {
+		if d, err := peDWARF(f); err == nil {
 			if err := o.setDWARF(d, c.path); err != nil {
 				o.debugErr = err
 			}
+		} else {
+			o.debugErr = fmt.Errorf("%s: %w", c.path, err)
 		}
 	} else {
 		o.debugErr = fmt.Errorf("%s: %w (PDB files are not supported)", c.path, ErrNoDebugInfo)
 	}
 	return nil
+}
+
+func machoDWARF(f *macho.File) (*dwSections, error) {
+	var names []string
+	for _, s := range f.Sections {
+		if s.Seg == "__DWARF" || strings.HasPrefix(s.Name, "__debug_") || strings.HasPrefix(s.Name, "__zdebug_") {
+			names = append(names, s.Name)
+		}
+	}
+	return namedDWARFSections(f.ByteOrder == binary.BigEndian, names, func(name string) ([]byte, error) {
+		return f.Section(name).Data()
+	})
+}
+
+func peDWARF(f *pe.File) (*dwSections, error) {
+	var names []string
+	for _, s := range f.Sections {
+		names = append(names, s.Name)
+	}
+	return namedDWARFSections(false, names, func(name string) ([]byte, error) {
+		s := f.Section(name)
+		d, err := s.Data()
+		if err != nil {
+			return nil, err
+		}
+		// PE sections are padded to the file alignment; DWARF parsers
+		// must not read the padding as more units.
+		if s.VirtualSize != 0 && s.VirtualSize < uint32(len(d)) {
+			d = d[:s.VirtualSize]
+		}
+		return d, nil
+	})
 }

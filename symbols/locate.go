@@ -329,7 +329,7 @@ func (l *locator) load(img Image) (*object, error) {
 		o.close()
 		return nil, err
 	}
-	if o.dw == nil && len(o.syms) == 0 && o.gotab == nil {
+	if o.dw == nil && o.dwLazy == nil && len(o.syms) == 0 && o.gotab == nil && o.goinl == nil {
 		o.close()
 		if o.debugErr != nil {
 			return nil, fmt.Errorf("%s: %w (%w)", c.path, ErrNoDebugInfo, o.debugErr)
@@ -348,15 +348,15 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 	f := c.elf.f
 	o.serverBase = elfServerBase(f)
 	syms := elfSymbols(f)
-	o.gotab = elfGoTable(f)
-	dbg := f
+	o.elfGoTable(f)
+	dbg, dbgFile := f, io.ReaderAt(c.file)
 	if !c.elf.hasDWARF {
 		dc, derr := l.findDebug(c)
 		if derr != nil {
 			o.debugErr = derr
 		} else {
 			o.closers = append(o.closers, dc.file)
-			dbg = dc.elf.f
+			dbg, dbgFile = dc.elf.f, dc.file
 			if len(syms) == 0 || !c.elf.hasSymtab {
 				syms = append(syms, elfSymbols(dbg)...)
 			}
@@ -367,18 +367,29 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 	if dbg == f && !c.elf.hasDWARF {
 		return nil
 	}
-	d, derr := dbg.DWARF()
-	if derr != nil {
-		if o.debugPath == "" {
-			o.debugErr = fmt.Errorf("%w: %s: %v", ErrMalformed, c.path, derr)
-			return nil
-		}
-		o.debugErr = fmt.Errorf("%w: %s: %v", ErrMalformed, o.debugPath, derr)
-		return nil
-	}
 	from := c.path
 	if dbg != f {
 		from = o.debugPath
+	}
+	if o.goinl != nil {
+		o.debugPath = from
+		o.dwLazy = func() (*dwarfIndex, error) {
+			d, err := elfDWARFSections(dbg, dbgFile)
+			if err != nil {
+				return nil, err
+			}
+			return newDwarfIndex(d)
+		}
+		return nil
+	}
+	d, derr := elfDWARFSections(dbg, dbgFile)
+	if derr != nil {
+		if o.debugPath == "" {
+			o.debugErr = fmt.Errorf("%s: %w", c.path, derr)
+			return nil
+		}
+		o.debugErr = fmt.Errorf("%s: %w", o.debugPath, derr)
+		return nil
 	}
 	if err := o.setDWARF(d, from); err != nil {
 		o.debugErr = err

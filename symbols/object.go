@@ -1,9 +1,9 @@
 package symbols
 
 import (
-	"debug/dwarf"
 	"debug/gosym"
 	"io"
+	"sync"
 )
 
 // object is one opened image with whatever debug information was found and
@@ -22,8 +22,18 @@ type object struct {
 	// server's convention (where file offset 0 is mapped).
 	serverBase uint64
 	dw         *dwarfIndex
-	syms       symtab
-	gotab      *gosym.Table
+	// dwLazy, when set, builds the DWARF index on first need: a Go binary
+	// whose pclntab and inline tree answer most addresses by themselves
+	// need not inflate and index its DWARF at all.
+	dwLazy    func() (*dwarfIndex, error)
+	dwOnce    sync.Once
+	dwLate    *dwarfIndex
+	dwLateErr error
+	syms      symtab
+	gotab     *gosym.Table // read through goTable
+	gotabInit func() *gosym.Table
+	gotabOnce sync.Once
+	goinl     *goInlTree // inline tree of a Go binary; nil when unknown
 	// debugErr says why no DWARF is used although the image might have
 	// had some (a split debug file rejected for its id, or not found).
 	debugErr error
@@ -36,7 +46,7 @@ func (o *object) close() {
 	}
 }
 
-func (o *object) setDWARF(d *dwarf.Data, from string) error {
+func (o *object) setDWARF(d *dwSections, from string) error {
 	x, err := newDwarfIndex(d)
 	if err != nil {
 		return err
@@ -45,20 +55,48 @@ func (o *object) setDWARF(d *dwarf.Data, from string) error {
 	return nil
 }
 
+// goTable returns the debug/gosym table, building it now if deferred.
+func (o *object) goTable() *gosym.Table {
+	if o.gotabInit != nil {
+		o.gotabOnce.Do(func() { o.gotab = o.gotabInit() })
+	}
+	return o.gotab
+}
+
+// dwarf returns the DWARF index, building it now if it was deferred.
+func (o *object) dwarf() *dwarfIndex {
+	if o.dwLazy == nil {
+		return o.dw
+	}
+	o.dwOnce.Do(func() { o.dwLate, o.dwLateErr = o.dwLazy() })
+	return o.dwLate
+}
+
 // lookup resolves a file address. It returns frames (innermost first) with
 // FuncAddr still in file addresses.
 func (o *object) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, error) {
 	start := len(out)
-	var dwErr error
-	if o.dw != nil {
-		out, _, dwErr = o.dw.lookup(addr, inlines, out)
-		if len(out) > start && out[start].Function != "" {
+	if o.goinl != nil {
+		// The pclntab with the runtime's inline tree gives the same
+		// frames as Go's DWARF (held to it by TestGoStrippedPclntab),
+		// without inflating anything.
+		var ok bool
+		if out, ok = o.goinl.lookup(addr, inlines, out); ok {
 			return out, nil
 		}
 	}
-	if o.gotab != nil && len(out) == start {
+	var dwErr error
+	if dw := o.dwarf(); dw != nil {
+		out, _, dwErr = dw.lookup(addr, inlines, out)
+		if len(out) > start && out[start].Function != "" {
+			return out, nil
+		}
+	} else if o.dwLateErr != nil {
+		dwErr = o.dwLateErr
+	}
+	if gt := o.goTable(); gt != nil && len(out) == start {
 		var ok bool
-		if out, ok = goLookup(o.gotab, addr, out); ok {
+		if out, ok = goLookup(gt, o.goinl, addr, inlines, out); ok {
 			return out, nil
 		}
 	}
@@ -91,14 +129,14 @@ func (o *object) symbolList() []sym {
 		return o.syms
 	}
 	var out []sym
-	if o.gotab != nil {
-		for _, f := range o.gotab.Funcs {
+	if gt := o.goTable(); gt != nil {
+		for _, f := range gt.Funcs {
 			out = append(out, sym{addr: f.Entry, size: f.End - f.Entry, name: f.Name})
 		}
 	}
-	if o.dw != nil && len(out) == 0 {
-		for _, cu := range o.dw.units {
-			cu.buildFuncs(o.dw)
+	if dw := o.dwarf(); dw != nil && len(out) == 0 {
+		for _, cu := range dw.units {
+			dw.buildFuncs(cu)
 			for _, n := range cu.nodes {
 				if !n.inlined {
 					out = append(out, sym{addr: n.entry, name: n.name})

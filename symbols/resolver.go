@@ -22,7 +22,17 @@ type Resolver struct {
 	objs   map[imageKey]*objEntry
 	closed bool
 
-	demangled sync.Map // nameKey -> demangled name
+	demangled [demangleShards]demangleShard
+}
+
+// The demangling cache is sharded maps keyed by the name's address: a
+// sync.Map's interface keys cost more than demangling a short name.
+const demangleShards = 16
+
+type demangleShard struct {
+	mu sync.RWMutex
+	m  map[nameKey]string
+	_  [64 - 24 - 8]byte // keep shards on separate cache lines
 }
 
 type imageKey struct {
@@ -147,14 +157,23 @@ func (r *Resolver) demangle(s string) string {
 		return s
 	}
 	k := nameKey{unsafe.StringData(s), len(s)}
-	if v, ok := r.demangled.Load(k); ok {
-		return v.(string)
+	sh := &r.demangled[(uintptr(unsafe.Pointer(k.p))>>4^uintptr(k.n))%demangleShards]
+	sh.mu.RLock()
+	v, ok := sh.m[k]
+	sh.mu.RUnlock()
+	if ok {
+		return v
 	}
 	d := demangle.Filter(s)
 	// The demangler prints an empty trailing template pack as "<a, >";
 	// binutils and LLVM print "<a>". No valid name contains ", >".
 	d = strings.ReplaceAll(d, ", >", ">")
-	r.demangled.Store(k, d)
+	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = map[nameKey]string{}
+	}
+	sh.m[k] = d
+	sh.mu.Unlock()
 	return d
 }
 
