@@ -143,9 +143,10 @@ func BenchmarkZoneWalkBaselineHeavy10m(b *testing.B) {
 	for b.Loop() {
 		var sum int64
 		for ti := range t.Threads {
-			zones := t.Threads[ti].Zones
-			for zi := range zones {
-				sum += zones[zi].End() - zones[zi].Start()
+			for _, zones := range t.Threads[ti].Zones.Chunks() {
+				for zi := range zones {
+					sum += zones[zi].End() - zones[zi].Start()
+				}
 			}
 		}
 		sink += sum

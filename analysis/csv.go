@@ -170,10 +170,10 @@ func (c *csvWriter) zones() {
 			var value string
 			for _, r := range s.Zones {
 				th := &t.Threads[r.Thread]
-				z := &th.Zones[r.Index]
+				z := th.Zones.At(int(r.Index))
 				span := z.End() - z.Start()
 				if o.SelfTime {
-					span -= childTimeFast(th.Zones, int(r.Index))
+					span -= childTimeFast(&th.Zones, int(r.Index))
 				}
 				if e := z.Extra(); e != 0 && int(e) < len(t.ZoneExtras) {
 					if tx := t.ZoneExtras[e].Text; tx != model.NoString {
@@ -216,10 +216,10 @@ func (c *csvWriter) zones() {
 			samples = samples[:0]
 			for _, r := range s.Zones {
 				th := &t.Threads[r.Thread]
-				z := &th.Zones[r.Index]
+				z := th.Zones.At(int(r.Index))
 				span := z.End() - z.Start()
 				if o.SelfTime {
-					span -= childTimeFast(th.Zones, int(r.Index))
+					span -= childTimeFast(&th.Zones, int(r.Index))
 				}
 				samples = append(samples, span)
 			}

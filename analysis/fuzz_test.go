@@ -52,10 +52,10 @@ func fuzzTrace(data []byte) *model.Trace {
 			break
 		}
 		th := &tr.Threads[int(data[i])%len(tr.Threads)]
-		if len(th.Zones) == 0 {
+		if th.Zones.Len() == 0 {
 			break
 		}
-		z := &th.Zones[int(data[i+1])%len(th.Zones)]
+		z := th.Zones.At(int(data[i+1]) % th.Zones.Len())
 		if data[i+2]&1 == 1 {
 			z.SetNext(uint32(data[i+3]))
 		}

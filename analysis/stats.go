@@ -122,9 +122,7 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 		// Count first so each list is allocated once at its final size.
 		var counts []uint32
 		for ti := range t.Threads {
-			zones := t.Threads[ti].Zones
-			for zi := range zones {
-				z := &zones[zi]
+			for _, z := range t.Threads[ti].Zones.All() {
 				e := z.End()
 				if e >= 0 && e-z.Start() > 0 {
 					k := slotOf(z.SrcLoc)
@@ -145,16 +143,16 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 	var stack []int          // subtree ends of open ancestors
 	var stackSlot []int32
 	for ti := range t.Threads {
-		zones := t.Threads[ti].Zones
+		zones := &t.Threads[ti].Zones
+		nz := zones.Len()
 		stack, stackSlot = stack[:0], stackSlot[:0]
-		for zi := range zones {
+		for zi, z := range zones.All() {
 			for len(stack) > 0 && zi >= stack[len(stack)-1] {
 				if k := stackSlot[len(stackSlot)-1]; k >= 0 {
 					active[k]--
 				}
 				stack, stackSlot = stack[:len(stack)-1], stackSlot[:len(stackSlot)-1]
 			}
-			z := &zones[zi]
 			start, end := z.Start(), z.End()
 			span := end - start
 			if end < 0 || span <= 0 {
@@ -182,8 +180,8 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 				}
 				self := span
 				next := int(z.Next())
-				for c := zi + 1; c < next && c < len(zones); {
-					cz := &zones[c]
+				for c := zi + 1; c < next && c < nz; {
+					cz := zones.At(c)
 					self -= max(0, cz.End()-cz.Start())
 					n := int(cz.Next())
 					if n <= c {
@@ -212,11 +210,11 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 // childTimeFast is tracy-csvexport's GetZoneChildTimeFast: the sum of the
 // direct children's end - start, with no clamping (an unfinished child,
 // end -1, subtracts its start plus one), used for -e with -u and -t.
-func childTimeFast(zones []model.Zone, i int) int64 {
+func childTimeFast(zones *model.ZoneList, i int) int64 {
 	var t int64
-	next := int(zones[i].Next())
-	for c := i + 1; c < next && c < len(zones); {
-		cz := &zones[c]
+	next := int(zones.At(i).Next())
+	for c := i + 1; c < next && c < zones.Len(); {
+		cz := zones.At(c)
 		t += cz.End() - cz.Start()
 		n := int(cz.Next())
 		if n <= c {

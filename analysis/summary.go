@@ -163,10 +163,9 @@ func Summarize(t *model.Trace) *Summary {
 		}
 		s.Samples += uint64(len(th.Samples))
 		s.CtxSwitchSamples += uint64(len(th.CtxSwitchSamples))
-		zones := th.Zones
-		s.Zones += uint64(len(zones))
-		for zi := range zones {
-			z := &zones[zi]
+		zones := &th.Zones
+		s.Zones += uint64(zones.Len())
+		for _, z := range zones.All() {
 			switch e := z.End(); {
 			case e < 0:
 				s.ZonesUnended++

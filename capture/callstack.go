@@ -236,7 +236,7 @@ func (w *worker) callstackFrame(line uint32, symAddr uint64, symLen uint32) {
 		return
 	}
 	st.Frames[idx] = model.InlineFrame{Name: name, File: file, Line: line, SymAddr: symAddr}
-	if symAddr != 0 {
+	if symAddr != 0 && !w.skipSymbolQuery(name) {
 		if _, known := w.symbolKnown[symAddr]; !known {
 			if _, pending := w.symbolPending[symAddr]; !pending {
 				w.symbolPending[symAddr] = symbolPending{name: name, image: st.ImageName, file: file, line: line, size: symLen, inline: idx < len(st.Frames)-1}
@@ -248,6 +248,9 @@ func (w *worker) callstackFrame(line uint32, symAddr uint64, symLen uint32) {
 	w.subframes--
 	if w.subframes == 0 {
 		w.t.Frames[packFrame(w.frameStagingPtr)] = *st
+		if w.sym != nil {
+			w.sym.noteFrame(w.t, packFrame(w.frameStagingPtr), st)
+		}
 		w.t.CodeSymbols = append(w.t.CodeSymbols, model.CodeSymbol{CodeAddr: w.frameStagingPtr, SymAddr: st.Frames[0].SymAddr})
 		w.frameStaging = nil
 	}
@@ -275,16 +278,16 @@ func (w *worker) symbolInformation(line uint32, symAddr uint64) {
 	w.cacheSourceIdx(file, p.image)
 }
 
-// symbolCode stores a symbol's machine code. Tracy's server also
-// disassembles it and asks for every instruction address; that needs a
-// disassembler this package does not have, so the addresses are resolved
-// only when they appear in call stacks (a recorded stream still carries the
-// answers Tracy's server asked for, and those are kept).
+// symbolCode stores a symbol's machine code and, as Tracy's server does,
+// disassembles it to ask for the frame of every instruction and direct
+// branch target (disasm.go), which the assembly view needs.
 func (w *worker) symbolCode(addr uint64, code []byte) {
 	if w.symCodePending > 0 {
 		w.symCodePending--
 	}
-	w.t.SymbolCode = append(w.t.SymbolCode, model.SymbolCode{Addr: addr, Code: bytes.Clone(code)})
+	stored := bytes.Clone(code)
+	w.t.SymbolCode = append(w.t.SymbolCode, model.SymbolCode{Addr: addr, Code: stored})
+	w.disassemble(addr, stored)
 }
 
 // callstackSample records a sampled stack of a thread (time 0 = unknown).

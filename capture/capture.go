@@ -13,6 +13,8 @@ import (
 
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/protocol"
+	"github.com/gotracy/gotracy/symbolize"
+	"github.com/gotracy/gotracy/symbols"
 )
 
 // StopReason says why a capture ended.
@@ -71,6 +73,10 @@ type Result struct {
 	OnDemand *protocol.OnDemandPayload
 	Stop     StopReason
 	Stats    Stats
+	// Symbols is the outcome of server-side resolution (WithSymbols with
+	// SymbolsServer): frames asked, resolved, and why others were not, per
+	// image. Nil in the other modes.
+	Symbols *symbolize.Report
 }
 
 type config struct {
@@ -88,6 +94,8 @@ type config struct {
 	// discovery broadcast to learn its protocol version (it sends one every
 	// 3 s while it waits for a server).
 	broadcastWait time.Duration
+	symMode       SymbolMode
+	resolver      *symbols.Resolver
 }
 
 // Option configures a capture.
@@ -260,6 +268,12 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 	t := model.New()
 	w := newWorker(t, q)
 	w.localSources = c.localSources
+	var symResults chan symBatch // nil (never ready) unless resolving
+	w.negotiate = c.symMode != SymbolsClient
+	if c.symMode == SymbolsServer && c.resolver != nil {
+		w.sym = newServerSymbols(c.resolver)
+		symResults = w.sym.results
+	}
 	w.start(h)
 	res := &Result{Trace: t, Welcome: h.welcome, OnDemand: h.onDemand}
 	if c.connected != nil {
@@ -348,6 +362,9 @@ loop:
 				stopWith(StopCancelled)
 			}
 			break loop
+		case b := <-symResults:
+			w.sym.merge(w, b)
+			w.sym.flush(t)
 		case m := <-frames:
 			if m.err != nil {
 				runErr = w.endOfStream(m.err, conn == nil)
@@ -385,6 +402,9 @@ loop:
 				// side reports how the session really ended.
 				writeErr = err
 			}
+			if w.sym != nil {
+				w.sym.flush(t)
+			}
 			st.sent.Store(int64(q.sent))
 			st.backlog.Store(int64(q.backlog()))
 			if conn != nil && w.terminate && w.idle() {
@@ -403,6 +423,10 @@ loop:
 	}
 	close(done)
 	wg.Wait()
+	if w.sym != nil {
+		w.sym.drain(w)
+		res.Symbols = &w.sym.report
+	}
 	w.finish()
 	res.Stats = st.snapshot()
 	if rec != nil && rec.err != nil && runErr == nil {

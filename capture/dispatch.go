@@ -80,7 +80,11 @@ func (w *worker) process(it protocol.Item) {
 		w.second = w.storeString(it.Payload())
 		w.hasSecond = true
 	case protocol.StringData:
-		w.addString(it.Ptr(), it.Payload())
+		if w.imagesPending && it.Ptr() == protocol.ExtImagesKey {
+			w.imageList(it.Payload())
+		} else {
+			w.addString(it.Ptr(), it.Payload())
+		}
 		w.q.answered()
 	case protocol.ThreadName:
 		w.addThreadName(it.Ptr(), it.Payload())

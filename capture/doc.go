@@ -30,13 +30,16 @@
 // The first time the worker meets a key (a string or source-location
 // pointer, thread id, plot or frame-set name, code address, symbol) it
 // queues a query, exactly in the order Tracy's server does: a replay of the
-// fixture recordings asks the same number of queries of every type as the
-// real capture did (except the per-instruction call-stack-frame queries
-// Tracy derives from disassembling symbol code; this package has no
-// disassembler). Queries go into a priority FIFO (types 0-8) and a normal
-// FIFO and are sent after each frame within a budget of
-// min(SO_SNDBUF/13, 8192) - 4 packets, one unit returned per counted
-// answer: both sides send with blocking writes on one socket, and the budget
+// fixture recordings sends the same queries in the same order as the real
+// capture did (source-file transfers aside: they depend on which files
+// this machine has). That includes the call-stack frames of every
+// instruction and direct branch target of the symbol code the client sends,
+// which Tracy finds with Capstone and this package with golang.org/x/arch
+// (disasm.go), so that the assembly view of a capture has its source lines,
+// inline frames and call-target names. Queries go into a priority FIFO
+// (types 0-8) and a normal FIFO and are sent after each frame within a
+// budget of min(SO_SNDBUF/13, 8192) - 4 packets, one unit returned per
+// counted answer: both sides send with blocking writes on one socket, and the budget
 // guarantees the client can always read what the server sent. The budget
 // never grows above its start, so unsolicited answers cannot inflate it. In
 // a replay queries go nowhere and the budget is unlimited.
@@ -44,7 +47,7 @@
 // Answers are matched by key, except SourceLocation answers, which carry no
 // key and are matched to the oldest unanswered query. Answers nobody asked
 // for are stored anyway (a recording holds the answers to its own server's
-// queries, including frames that server asked for after disassembly).
+// queries, which a differently configured replay may not ask).
 //
 // # Ending
 //
@@ -56,6 +59,31 @@
 // twice, free of unknown memory, ...) stop the capture with a typed error
 // (ErrConnectionLost, ErrMalformed, ErrInstrumentation). In every case the
 // trace built so far is returned: a capture never throws data away.
+//
+// # Symbols
+//
+// WithSymbols chooses where call-stack frames are resolved. SymbolsClient
+// (the default) stores them as the client sent them, as tracy-capture does.
+// SymbolsServer resolves, through package symbols, the frames a client left
+// in TRACY_SYMBOL_OFFLINE_RESOLVE form ("[unresolved]", symAddr = image-
+// relative address, image = full path): finished frame answers are batched
+// after each transport frame and handed to Resolver.ResolveAsync (at most
+// four batches in flight; later frames accumulate into bigger batches), and
+// the consumer merges each finished batch into the trace when it arrives,
+// through the same select that receives transport frames, so the model
+// keeps one writer and ingest never waits for DWARF to be parsed. Batches
+// still running when the stream ends are waited for (also after Ctrl-C:
+// resolution is local and bounded). Result.Symbols reports what was
+// resolved and why the rest was not. SymbolsNone resolves nothing.
+//
+// With SymbolsServer or SymbolsNone, a gotracy Go client that advertises
+// protocol.ExtImagesHostInfo in its HostInfo is asked for its image list
+// (protocol.ServerQueryGotracyImages) before any other query; it then
+// answers frame queries in offline form and the server verifies the
+// executable's build id from the list. The images are recorded in the
+// trace as app-info lines (symbolize.ImageRecord) for later offline
+// re-resolution. A Tracy client never advertises the line and is never
+// sent the query.
 //
 // # Storage decisions
 //

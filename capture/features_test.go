@@ -76,7 +76,7 @@ func TestFeatures(t *testing.T) {
 		if len(tr.Threads) != 2 || !tr.Threads[1].IsFiber || tr.ThreadName(tr.Threads[1].ID) != "fiber A" {
 			t.Fatalf("threads %+v", tr.Threads)
 		}
-		main, fiber := tr.Threads[0].Zones, tr.Threads[1].Zones
+		main, fiber := tr.Threads[0].Zones.Slice(), tr.Threads[1].Zones.Slice()
 		if len(main) != 1 || len(fiber) != 1 || fiber[0].Start() != 1200 || main[0].End() != 1500 {
 			t.Fatalf("zones main %d fiber %d", len(main), len(fiber))
 		}

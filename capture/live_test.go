@@ -30,6 +30,7 @@ type fakeClient struct {
 	threads  map[uint64]string
 	srclocs  map[uint64][4]uint64 // name, function, file, line
 	answerCS bool                 // answer call-stack frame and symbol queries
+	code     map[uint64][]byte    // symbol code served to SymbolCode queries
 
 	mu          sync.Mutex
 	queries     map[protocol.ServerQuery]int
@@ -171,7 +172,11 @@ func (s *session) answer() {
 		case protocol.ServerQuerySymbol:
 			b, err = protocol.AppendSymbolAnswer(b, q.Ptr, "fake.go", 5)
 		case protocol.ServerQuerySymbolCode:
-			b = protocol.AppendAckSymbolCodeNotAvailable(b)
+			if code, ok := c.code[q.Ptr]; ok {
+				b, err = protocol.AppendSymbolCode(b, q.Ptr, code)
+			} else {
+				b = protocol.AppendAckSymbolCodeNotAvailable(b)
+			}
 		case protocol.ServerQuerySourceCode:
 			b = protocol.AppendAckSourceCodeNotAvailable(b, uint32(q.Ptr))
 		default:
@@ -259,8 +264,7 @@ func checkLiveTrace(t *testing.T, tr *model.Trace) {
 	t.Helper()
 	var names []string
 	for i := range tr.Threads {
-		for j := range tr.Threads[i].Zones {
-			z := &tr.Threads[i].Zones[j]
+		for _, z := range tr.Threads[i].Zones.All() {
 			names = append(names, fmt.Sprintf("%s:%s@%d-%d", tr.ThreadName(tr.Threads[i].ID), tr.ZoneName(z), z.Start(), z.End()))
 		}
 	}
@@ -341,7 +345,7 @@ func TestLiveDisconnectMidFrame(t *testing.T) {
 	if n := back.ZoneCount(); n != 5 {
 		t.Fatalf("saved %d zones, want the 5 sent before the cut", n)
 	}
-	z := &back.Threads[0].Zones[4]
+	z := back.Threads[0].Zones.At(4)
 	if z.Start() != 1_004_000 || z.End() != 1_004_500 {
 		t.Errorf("last zone %d-%d", z.Start(), z.End())
 	}

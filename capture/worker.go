@@ -7,6 +7,7 @@ import (
 
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/protocol"
+	"github.com/gotracy/gotracy/symbolize"
 )
 
 // worker is Tracy's single-consumer server worker: it applies the decoded
@@ -24,7 +25,13 @@ type worker struct {
 	q *queryQueue
 
 	// Options that change what is stored or asked.
-	localSources bool // read source files from this machine when valid (Tracy's capture does)
+	localSources bool           // read source files from this machine when valid (Tracy's capture does)
+	sym          *serverSymbols // server-side resolution, nil unless SymbolsServer
+	negotiate    bool           // ask a gotracy client for its image list (SymbolsServer, SymbolsNone)
+
+	// gotracy image-list extension (protocol.ServerQueryGotracyImages).
+	imagesPending bool                    // asked, not answered
+	extImages     []symbolize.ImageRecord // the client's images, with ids
 
 	// Welcome-derived.
 	timerMul       float64
@@ -136,7 +143,7 @@ type worker struct {
 type threadState struct {
 	id       uint64
 	idx      int // index in t.Threads
-	zones    zoneChunks
+	zones    model.ZoneList
 	stack    []uint32
 	ids      []uint32 // zone validation ids, parallel to stack
 	nextID   uint32
@@ -265,6 +272,13 @@ func (w *worker) start(h hello) {
 	date := time.Unix(int64(wl.Epoch), 0).Format("2006-01-02 15:04:05")
 	m.CaptureName = fmt.Sprintf("%s @ %s", wl.ProgramName, date)
 
+	if w.negotiate && protocol.HasExtImages(wl.HostInfo) {
+		// Before any other query, so that every frame answer comes after
+		// the image list.
+		w.imagesPending = true
+		w.q.push(protocol.ServerQueryGotracyImages, protocol.ExtImagesKey, 0)
+	}
+
 	base := &w.t.FrameSets[0]
 	initEnd := w.tscTime(wl.InitEnd)
 	base.Frames = append(base.Frames, model.Frame{Start: 0, End: -1, Image: -1}, model.Frame{Start: initEnd, End: -1, Image: -1})
@@ -302,17 +316,22 @@ func (w *worker) finish() {
 	t := w.t
 	for _, td := range w.threads {
 		for _, zi := range td.stack {
-			td.zones.at(zi).SetNext(td.zones.n)
+			td.zones.At(int(zi)).SetNext(uint32(td.zones.Len()))
 		}
 	}
 	for _, td := range w.threads {
-		th := &t.Threads[td.idx]
-		if td.zones.n > 0 {
-			th.Zones = td.zones.flatten(th.Zones)
+		if td.zones.Len() > 0 {
+			// The zones stay where they were written: no copy.
+			td.zones.Trim()
+			t.Threads[td.idx].Zones = td.zones
+			td.zones = model.ZoneList{}
 		}
 	}
 	if w.msgUnsorted {
 		w.sortMessages()
+	}
+	for _, im := range w.extImages {
+		symbolize.AddImage(t, im, w.storeStringS)
 	}
 	w.finishGPU()
 	if w.pendingImage != nil {
@@ -328,7 +347,7 @@ func (w *worker) idle() bool {
 		w.pendingFrames != 0 || len(w.plotPending) != 0 || w.pendingCS != 0 || w.extPending != 0 ||
 		w.subframes != 0 || w.pendingImage != nil || len(w.symbolPending) != 0 || w.symCodePending != 0 ||
 		!w.q.empty() || w.pendingPayload != 0 || w.hasSingle || w.hasSecond ||
-		len(w.sourceQueries) != 0 || w.fibersPending != 0 {
+		len(w.sourceQueries) != 0 || w.fibersPending != 0 || w.imagesPending {
 		return false
 	}
 	if w.crashed {

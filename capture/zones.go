@@ -2,9 +2,7 @@ package capture
 
 import (
 	"math"
-	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/gotracy/gotracy/model"
 )
@@ -106,7 +104,11 @@ func (w *worker) attachCallstack(td *threadState, zi uint32) {
 func (w *worker) newZone(start int64, sl model.SrcLocID) (*threadState, uint32) {
 	w.zones++
 	td := w.currentThread()
-	zi := td.zones.add(model.MakeZone(start, -1, sl, 0, 0))
+	i, z := td.zones.AppendZero()
+	z.SetStart(start)
+	z.SetEnd(-1)
+	z.SrcLoc = sl
+	zi := uint32(i)
 	td.stack = append(td.stack, zi)
 	td.ids = append(td.ids, td.nextID)
 	td.nextID = 0
@@ -128,10 +130,10 @@ func (w *worker) zoneEnd(tick int64) {
 	td.nextID = 0
 	zi := td.stack[len(td.stack)-1]
 	td.stack = td.stack[:len(td.stack)-1]
-	z := td.zones.at(zi)
+	z := td.zones.At(int(zi))
 	end := w.tscTime(tick)
 	z.SetEnd(end)
-	z.SetNext(td.zones.n)
+	z.SetNext(uint32(td.zones.Len()))
 	w.setLast(end)
 	if !td.hasLocal && end > z.Start() {
 		// Tracy assigns local thread indices when it first records zone
@@ -165,7 +167,7 @@ func (w *worker) activeZone(reason string) (*threadState, uint32, bool) {
 
 // zoneExtra returns the zone's extra record, creating it on first use.
 func (w *worker) zoneExtra(td *threadState, zi uint32) *model.ZoneExtra {
-	z := td.zones.at(zi)
+	z := td.zones.At(int(zi))
 	e := z.Extra()
 	if e == 0 {
 		e = uint32(len(w.t.ZoneExtras))
@@ -218,74 +220,4 @@ func (w *worker) zoneValue(v uint64) {
 		return
 	}
 	e.Text = w.storeStringS(w.t.Strings[e.Text] + "\n" + s)
-}
-
-// zoneChunks is a thread's zone list while the capture runs. Appending to
-// one flat slice would copy it over and over as it grows (a 10-million-zone
-// thread is 220 MB); fixed chunks never move, and finish copies them once
-// into the exactly sized slice the trace keeps.
-type zoneChunks struct {
-	chunks [][]model.Zone
-	n      uint32
-}
-
-const (
-	zoneChunkShift = 16
-	zoneChunkSize  = 1 << zoneChunkShift
-)
-
-func (c *zoneChunks) add(z model.Zone) uint32 {
-	i := c.n
-	if i&(zoneChunkSize-1) == 0 {
-		// The first chunk starts small and grows by append: most threads
-		// have few zones, and a chunk is 1.4 MB.
-		n := zoneChunkSize
-		if i == 0 {
-			n = 64
-		}
-		c.chunks = append(c.chunks, make([]model.Zone, 0, n))
-	}
-	last := &c.chunks[len(c.chunks)-1]
-	*last = append(*last, z)
-	c.n++
-	return i
-}
-
-func (c *zoneChunks) at(i uint32) *model.Zone {
-	return &c.chunks[i>>zoneChunkShift][i&(zoneChunkSize-1)]
-}
-
-// flatten moves the zones into one slice. For big threads the copy is split
-// across the CPUs: it is mostly first-touch page faults of the new slice,
-// which parallelise well, and the reader goroutine is idle by then.
-func (c *zoneChunks) flatten(dst []model.Zone) []model.Zone {
-	if len(c.chunks) == 1 && len(dst) == 0 {
-		z := c.chunks[0]
-		c.chunks = nil
-		c.n = 0
-		return z[:len(z):len(z)]
-	}
-	base := len(dst)
-	out := make([]model.Zone, base+int(c.n))
-	copy(out, dst)
-	copyChunks := func(from, to int) {
-		for i := from; i < to; i++ {
-			copy(out[base+i*zoneChunkSize:], c.chunks[i])
-			c.chunks[i] = nil
-		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), len(c.chunks)/8)
-	if workers < 2 {
-		copyChunks(0, len(c.chunks))
-	} else {
-		var wg sync.WaitGroup
-		per := (len(c.chunks) + workers - 1) / workers
-		for from := 0; from < len(c.chunks); from += per {
-			wg.Go(func() { copyChunks(from, min(from+per, len(c.chunks))) })
-		}
-		wg.Wait()
-	}
-	c.chunks = nil
-	c.n = 0
-	return out
 }

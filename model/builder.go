@@ -239,12 +239,11 @@ func (b *Builder) AddDynSrcLoc(sl SourceLocation) SrcLocID {
 // EndZone.
 func (b *Builder) BeginZone(th int, start int64, srcloc SrcLocID) int {
 	t := &b.t.Threads[th]
-	idx := len(t.Zones)
-	t.Zones = append(t.Zones, MakeZone(start, -1, srcloc, 0, uint32(idx+1)))
+	idx := t.Zones.Append(MakeZone(start, -1, srcloc, 0, uint32(t.Zones.Len()+1)))
 	// Keep ancestors' subtree ends current so the tree is walkable at any
 	// time during a live capture.
 	for _, a := range b.open[th] {
-		t.Zones[a].SetNext(uint32(idx + 1))
+		t.Zones.At(int(a)).SetNext(uint32(idx + 1))
 	}
 	b.open[th] = append(b.open[th], int32(idx))
 	b.seen(start)
@@ -260,7 +259,7 @@ func (b *Builder) EndZone(th int, end int64) (idx int, ok bool) {
 	}
 	idx = int(st[len(st)-1])
 	b.open[th] = st[:len(st)-1]
-	b.t.Threads[th].Zones[idx].SetEnd(end)
+	b.t.Threads[th].Zones.At(idx).SetEnd(end)
 	b.seen(end)
 	return idx, true
 }
@@ -281,7 +280,7 @@ func (b *Builder) OpenDepth(th int) int { return len(b.open[th]) }
 // one if the zone has none. The pointer is valid until the next Builder
 // call.
 func (b *Builder) ZoneExtra(th, idx int) *ZoneExtra {
-	z := &b.t.Threads[th].Zones[idx]
+	z := b.t.Threads[th].Zones.At(idx)
 	e := z.Extra()
 	if e == 0 {
 		e = uint32(len(b.t.ZoneExtras))

@@ -106,28 +106,28 @@ func (t *Trace) LocalThread(idx uint16) uint64 {
 func (t *Trace) ZoneCount() int {
 	n := 0
 	for i := range t.Threads {
-		n += len(t.Threads[i].Zones)
+		n += t.Threads[i].Zones.Len()
 	}
 	return n
 }
 
 // Roots yields the indices of the top-level zones of a thread.
-func Roots(zones []Zone) iter.Seq[int] {
-	return siblings(zones, 0, len(zones))
+func Roots(zones *ZoneList) iter.Seq[int] {
+	return siblings(zones, 0, zones.Len())
 }
 
-// Children yields the indices of the direct children of zones[i].
-func Children(zones []Zone, i int) iter.Seq[int] {
-	return siblings(zones, i+1, int(zones[i].Next()))
+// Children yields the indices of the direct children of zone i.
+func Children(zones *ZoneList, i int) iter.Seq[int] {
+	return siblings(zones, i+1, int(zones.At(i).Next()))
 }
 
-func siblings(zones []Zone, from, to int) iter.Seq[int] {
+func siblings(zones *ZoneList, from, to int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		for j := from; j < to && j < len(zones); {
+		for j := from; j < to && j < zones.Len(); {
 			if !yield(j) {
 				return
 			}
-			n := int(zones[j].Next())
+			n := int(zones.At(j).Next())
 			if n <= j { // malformed; never loop
 				return
 			}
@@ -148,18 +148,20 @@ func (z *Zone) Duration() int64 {
 // SelfTime is the zone's duration minus the durations of its direct
 // children (children that never ended count as running to the parent's
 // end). It returns -1 for a zone that never ended.
-func SelfTime(zones []Zone, i int) int64 {
-	d := zones[i].Duration()
+func SelfTime(zones *ZoneList, i int) int64 {
+	zi := zones.At(i)
+	d := zi.Duration()
 	if d < 0 {
 		return -1
 	}
-	end := zones[i].End()
+	end := zi.End()
 	for c := range Children(zones, i) {
-		ce := zones[c].End()
+		cz := zones.At(c)
+		ce := cz.End()
 		if ce < 0 {
 			ce = end
 		}
-		d -= ce - zones[c].Start()
+		d -= ce - cz.Start()
 	}
 	return d
 }
@@ -167,16 +169,16 @@ func SelfTime(zones []Zone, i int) int64 {
 // Depth-first walk with depth: Walk calls fn for every zone of a thread in
 // pre-order with its nesting depth (0 = top level). It stops when fn returns
 // false.
-func Walk(zones []Zone, fn func(i, depth int) bool) {
+func Walk(zones *ZoneList, fn func(i, depth int) bool) {
 	var stack []int // ends of open ancestors
-	for i := range zones {
+	for i, z := range zones.All() {
 		for len(stack) > 0 && i >= stack[len(stack)-1] {
 			stack = stack[:len(stack)-1]
 		}
 		if !fn(i, len(stack)) {
 			return
 		}
-		if n := int(zones[i].Next()); n > i+1 {
+		if n := int(z.Next()); n > i+1 {
 			stack = append(stack, n)
 		}
 	}

@@ -40,7 +40,7 @@ func TestBuilderZoneTree(t *testing.T) {
 	b.EndZone(th, 20)
 	b.BeginZone(th, 30, sl) // 4, never ends
 	tr := b.Finish()
-	z := tr.Threads[th].Zones
+	z := &tr.Threads[th].Zones
 	if got := slices.Collect(Roots(z)); !slices.Equal(got, []int{0, 4}) {
 		t.Fatalf("roots %v", got)
 	}
@@ -50,11 +50,11 @@ func TestBuilderZoneTree(t *testing.T) {
 	if st := SelfTime(z, 0); st != 10-3-1 {
 		t.Fatalf("self time %d", st)
 	}
-	if z[4].End() != -1 || tr.Metadata.LastTime != 30 {
-		t.Fatalf("open zone end %d, last time %d", z[4].End(), tr.Metadata.LastTime)
+	if z.At(4).End() != -1 || tr.Metadata.LastTime != 30 {
+		t.Fatalf("open zone end %d, last time %d", z.At(4).End(), tr.Metadata.LastTime)
 	}
-	if tr.ZoneName(&z[0]) != "outer" || tr.Str(tr.ZoneExtras[z[3].Extra()].Text) != "hello" {
-		t.Fatalf("names: %q", tr.ZoneName(&z[0]))
+	if tr.ZoneName(z.At(0)) != "outer" || tr.Str(tr.ZoneExtras[z.At(3).Extra()].Text) != "hello" {
+		t.Fatalf("names: %q", tr.ZoneName(z.At(0)))
 	}
 	var depths []int
 	Walk(z, func(i, d int) bool { depths = append(depths, d); return true })

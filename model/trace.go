@@ -223,8 +223,9 @@ type Thread struct {
 	KernelSampleCnt uint64
 	IsFiber         bool
 	GroupHint       int32
-	// Zones is the zone tree in depth-first pre-order; see [Zone].
-	Zones []Zone
+	// Zones is the zone tree in depth-first pre-order; see [Zone] and
+	// [ZoneList].
+	Zones ZoneList
 	// Messages are indices into Trace.Messages of this thread's messages,
 	// in time order.
 	Messages []uint32

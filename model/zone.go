@@ -3,7 +3,7 @@ package model
 // Zone is a CPU zone in Tracy's 22-byte layout: a 48-bit start and end
 // (nanoseconds, end -1 = never ended), the int16 source location, a 32-bit
 // index into Trace.ZoneExtras (0 = none) and Next, the index (within the
-// thread's Zones) just past this zone's subtree. Fields are uint16 words so
+// thread's ZoneList) just past this zone's subtree. Fields are uint16 words so
 // the struct has 2-byte alignment and no padding: a []Zone costs 22 bytes
 // per zone and holds no pointers.
 type Zone struct {
@@ -68,4 +68,4 @@ func MakeZone(start, end int64, srcloc SrcLocID, extra, next uint32) Zone {
 }
 
 // HasChildren reports whether zone i of zones has children.
-func HasChildren(zones []Zone, i int) bool { return int(zones[i].Next()) > i+1 }
+func HasChildren(zones *ZoneList, i int) bool { return int(zones.At(i).Next()) > i+1 }

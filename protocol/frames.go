@@ -230,6 +230,34 @@ func (fw *FrameWriter) WriteItems(p []byte) error {
 	return nil
 }
 
+// WriteTrustedItems is WriteItems without the per-item check, for a caller
+// that built p itself with this package's Append functions (a client's
+// sender). Frames must hold whole items, and a writer that does not look at
+// the items cannot know where they end; so WriteTrustedItems never splits p:
+// if p does not fit in the pending frame, that frame is sent first and p
+// starts the next one. Every frame boundary is then either a boundary
+// between two calls or the end of the stream, and each call ends on an item
+// boundary by the caller's contract, so frames hold whole items exactly as
+// with WriteItems. Only p longer than TargetFrameSize must be split; it
+// goes through WriteItems, which finds the boundaries by checking the items.
+// Passing anything but whole, well-formed items sends a stream the server
+// will refuse: use WriteItems for bytes of unknown origin.
+func (fw *FrameWriter) WriteTrustedItems(p []byte) error {
+	if fw.err != nil {
+		return fw.err
+	}
+	if len(p) > TargetFrameSize {
+		return fw.WriteItems(p)
+	}
+	if fw.Buffered()+len(p) > TargetFrameSize {
+		if err := fw.Flush(); err != nil {
+			return err
+		}
+	}
+	fw.pos += copy(fw.buf[fw.pos:], p)
+	return nil
+}
+
 // Flush compresses and sends the pending frame; it does nothing when no
 // item is pending (frames are never empty).
 func (fw *FrameWriter) Flush() error {

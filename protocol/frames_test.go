@@ -93,7 +93,8 @@ func TestFrameWriterReaderWrap(t *testing.T) {
 	if race.Enabled || testing.Short() {
 		total = 4 << 20
 	}
-	for _, indep := range []bool{false, true} {
+	for _, tc := range []struct{ indep, trusted bool }{{false, false}, {true, false}, {false, true}} {
+		indep := tc.indep
 		rng := rand.New(rand.NewPCG(7, 8))
 		var refs TimeRefs
 		now := int64(1e9)
@@ -107,7 +108,13 @@ func TestFrameWriterReaderWrap(t *testing.T) {
 		var batch []byte
 		for sent.Len() < total {
 			batch = synthItems(rng, batch[:0], rng.IntN(100000), &refs, &now)
-			if err := fw.WriteItems(batch); err != nil {
+			write := fw.WriteItems
+			if tc.trusted {
+				// Batches above TargetFrameSize take the checked path,
+				// the others are never split.
+				write = fw.WriteTrustedItems
+			}
+			if err := write(batch); err != nil {
 				t.Fatal(err)
 			}
 			sent.Write(batch)
@@ -150,7 +157,7 @@ func TestFrameWriterReaderWrap(t *testing.T) {
 			nf++
 		}
 		if !bytes.Equal(got, sent.Bytes()) || int64(nf) != frames {
-			t.Fatalf("indep=%v: read back %d bytes in %d frames, sent %d in %d", indep, len(got), nf, sent.Len(), frames)
+			t.Fatalf("%+v: read back %d bytes in %d frames, sent %d in %d", tc, len(got), nf, sent.Len(), frames)
 		}
 		// The independent oracle.
 		var oracle []byte

@@ -117,9 +117,9 @@ func TestCorruptErrors(t *testing.T) {
 func TestWriterRejectsInvalid(t *testing.T) {
 	for name, mut := range map[string]func(*model.Trace){
 		"no frame set":      func(tr *model.Trace) { tr.FrameSets = nil },
-		"bad srcloc":        func(tr *model.Trace) { tr.Threads[0].Zones[0].SrcLoc = 300 },
-		"bad extra":         func(tr *model.Trace) { tr.Threads[0].Zones[0].SetExtra(1 << 20) },
-		"bad next":          func(tr *model.Trace) { tr.Threads[0].Zones[0].SetNext(0) },
+		"bad srcloc":        func(tr *model.Trace) { tr.Threads[0].Zones.At(0).SrcLoc = 300 },
+		"bad extra":         func(tr *model.Trace) { tr.Threads[0].Zones.At(0).SetExtra(1 << 20) },
+		"bad next":          func(tr *model.Trace) { tr.Threads[0].Zones.At(0).SetNext(0) },
 		"bad call stack":    func(tr *model.Trace) { tr.Messages[0].CallStack = 99 },
 		"bad string":        func(tr *model.Trace) { tr.ZoneExtras[0].Text = 1 << 20 },
 		"bad image":         func(tr *model.Trace) { tr.FrameImages[0].Data = tr.FrameImages[0].Data[:3] },

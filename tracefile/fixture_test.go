@@ -91,10 +91,9 @@ func TestFixtures(t *testing.T) {
 			byName := map[string]int{}
 			texts, colors := 0, 0
 			for i := range tr.Threads {
-				zs := tr.Threads[i].Zones
-				for j := range zs {
-					byName[tr.ZoneName(&zs[j])]++
-					if x := zs[j].Extra(); x != 0 {
+				for _, z := range tr.Threads[i].Zones.All() {
+					byName[tr.ZoneName(z)]++
+					if x := z.Extra(); x != 0 {
 						if tr.ZoneExtras[x].Text != model.NoString {
 							texts++
 						}

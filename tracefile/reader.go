@@ -798,7 +798,8 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 			reserve = int64(cnt)
 			zoneBudget -= reserve
 		}
-		zones := make([]model.Zone, 0, d.capFor(int(reserve)))
+		zones := &th.Zones
+		zones.Grow(d.capFor(int(reserve)))
 		var ref int64
 		stack = append(stack[:0], zoneFrame{idx: -1, left: top})
 		for len(stack) > 0 {
@@ -808,9 +809,9 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 				stack = stack[:len(stack)-1]
 				if idx >= 0 {
 					ref += d.i64()
-					z := &zones[idx]
+					z := zones.At(int(idx))
 					z.SetEnd(ref)
-					z.SetNext(uint32(len(zones)))
+					z.SetNext(uint32(zones.Len()))
 				}
 				continue
 			}
@@ -826,15 +827,14 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 			if int(extra) >= len(t.ZoneExtras) {
 				d.fail(d.offset()-8, fmt.Errorf("zone extra %d out of range (%d)", extra, len(t.ZoneExtras)))
 			}
-			if len(zones) >= math.MaxUint32-1 {
+			if zones.Len() >= math.MaxUint32-1 {
 				d.failf("too many zones in one thread")
 			}
-			idx := int32(len(zones))
 			var z model.Zone
 			z.SrcLoc = srcloc
 			z.SetStart(ref)
 			z.SetExtra(extra)
-			zones = append(zones, z)
+			idx := int32(zones.Append(z))
 			if cc > 0 {
 				vecs++
 				if int64(cc) > d.remaining()/34 {
@@ -843,12 +843,11 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 				stack = append(stack, zoneFrame{idx: idx, left: cc})
 			} else {
 				ref += d.i64()
-				zp := &zones[idx]
+				zp := zones.At(int(idx))
 				zp.SetEnd(ref)
 				zp.SetNext(uint32(idx + 1))
 			}
 		}
-		th.Zones = zones
 
 		mnOff := d.offset()
 		mn := d.count(8)

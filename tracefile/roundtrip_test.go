@@ -78,7 +78,7 @@ func TestDiffDetects(t *testing.T) {
 		t.Fatal(err)
 	}
 	mutations := map[string]func(tr *model.Trace){
-		"zone end":    func(tr *model.Trace) { tr.Threads[0].Zones[3].SetEnd(tr.Threads[0].Zones[3].End() + 1) },
+		"zone end":    func(tr *model.Trace) { tr.Threads[0].Zones.At(3).SetEnd(tr.Threads[0].Zones.At(3).End() + 1) },
 		"message":     func(tr *model.Trace) { tr.Messages[2].Color++ },
 		"ptr string":  func(tr *model.Trace) { tr.PtrStrings[0x5000]++ },
 		"cpu data":    func(tr *model.Trace) { tr.CPUData[255][0].End++ },

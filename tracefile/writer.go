@@ -704,8 +704,10 @@ func (p *payloadWriter) countHints() {
 	e, t := p.e, p.t
 	var cpu [1 << 16]uint64
 	for i := range t.Threads {
-		for j := range t.Threads[i].Zones {
-			cpu[uint16(t.Threads[i].Zones[j].SrcLoc)]++
+		for _, c := range t.Threads[i].Zones.Chunks() {
+			for j := range c {
+				cpu[uint16(c[j].SrcLoc)]++
+			}
 		}
 	}
 	var hints []model.SrcLocID
@@ -758,10 +760,10 @@ type wframe struct {
 }
 
 // childCount counts the direct children of the zone range [from, to).
-func childCount(zones []model.Zone, from, to int) uint64 {
+func childCount(zones *model.ZoneList, from, to int) uint64 {
 	var n uint64
 	for j := from; j < to; {
-		nx := int(zones[j].Next())
+		nx := int(zones.At(j).Next())
 		if nx <= j || nx > to {
 			invalidf("zone %d has subtree end %d outside its parent (..%d)", j, nx, to)
 		}
@@ -775,10 +777,10 @@ func (p *payloadWriter) writeThreads() {
 	e, t := p.e, p.t
 	var total, vecs uint64
 	for i := range t.Threads {
-		zs := t.Threads[i].Zones
-		total += uint64(len(zs))
-		for j := range zs {
-			if int(zs[j].Next()) > j+1 {
+		zs := &t.Threads[i].Zones
+		total += uint64(zs.Len())
+		for j, z := range zs.All() {
+			if int(z.Next()) > j+1 {
 				vecs++
 			}
 		}
@@ -790,26 +792,26 @@ func (p *payloadWriter) writeThreads() {
 	var stack []wframe
 	for i := range t.Threads {
 		th := &t.Threads[i]
-		zs := th.Zones
+		zs := &th.Zones
 		e.u64(th.ID)
-		e.u64(uint64(len(zs)))
+		e.u64(uint64(zs.Len()))
 		e.u64(th.KernelSampleCnt)
 		e.bool(th.IsFiber)
 		if p.v >= ver(0, 11, 1) {
 			e.i32(th.GroupHint)
 		}
-		top := childCount(zs, 0, len(zs))
+		top := childCount(zs, 0, zs.Len())
 		if top > math.MaxUint32 {
 			invalidf("thread %d has too many top-level zones", th.ID)
 		}
 		e.u32(uint32(top))
 		var ref int64
-		stack = append(stack[:0], wframe{idx: -1, cur: 0, end: len(zs)})
+		stack = append(stack[:0], wframe{idx: -1, cur: 0, end: zs.Len()})
 		for len(stack) > 0 {
 			fr := &stack[len(stack)-1]
 			if fr.cur >= fr.end {
 				if fr.idx >= 0 {
-					end := zs[fr.idx].End()
+					end := zs.At(fr.idx).End()
 					e.i64(end - ref)
 					ref = end
 				}
@@ -817,7 +819,7 @@ func (p *payloadWriter) writeThreads() {
 				continue
 			}
 			j := fr.cur
-			z := &zs[j]
+			z := zs.At(j)
 			nx := int(z.Next())
 			fr.cur = nx
 			p.checkSrcLoc(z.SrcLoc, "zone")

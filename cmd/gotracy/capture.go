@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/capture"
 	"github.com/gotracy/gotracy/protocol"
+	"github.com/gotracy/gotracy/symbols"
 	"github.com/gotracy/gotracy/tracefile"
 )
 
@@ -22,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "capture",
 		summary: "capture a running Tracy client into a .tracy file, like tracy-capture",
-		usage:   "capture -o FILE.tracy [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m MEMORY_PCT] [--record RAW]",
+		usage:   "capture -o FILE.tracy [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m MEMORY_PCT] [--record RAW] [--symbols client|server|none] [--symbol-path DIRS]",
 		setup:   setupCapture,
 	})
 }
@@ -35,6 +37,7 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 	secs := fs.Int("s", -1, "stop after `seconds` of capture (-1: until the client exits)")
 	mem := fs.Int("m", 0, "stop when memory use exceeds `percent` of physical memory (1..999; 0: no limit)")
 	record := fs.String("record", "", "also keep the raw client-to-server bytes in `file` (for gotracy replay, or a bug report)")
+	sym := addSymbolFlags(fs)
 	return func(e *env, args []string) error {
 		if len(args) != 0 {
 			return usagef("capture takes no positional arguments (got %q)", args[0])
@@ -45,10 +48,15 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		if *port <= 0 || *port > 65535 {
 			return usagef("-p %d is not a TCP port", *port)
 		}
+		symOpt, closeSym, err := sym.option()
+		if err != nil {
+			return err
+		}
+		defer closeSym()
 		if err := checkOutput(*out, *force); err != nil {
 			return err
 		}
-		var opts []capture.Option
+		opts := []capture.Option{symOpt}
 		if *secs >= 0 {
 			opts = append(opts, capture.WithTimeLimit(time.Duration(*secs)*time.Second))
 		}
@@ -101,6 +109,10 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			fmt.Fprintf(e.stderr, "\ngotracy capture: %s\n", describeError(err))
 		}
+		if res.Symbols != nil {
+			fmt.Fprintln(e.stdout)
+			printSymbolizeReport(e, res.Symbols, false)
+		}
 		if serr := saveCapture(e, res, *out); serr != nil {
 			return serr
 		}
@@ -109,6 +121,38 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		return nil
 	}
+}
+
+// symbolFlags are the flags of capture and replay that choose where
+// call-stack frames are resolved.
+type symbolFlags struct {
+	mode, path *string
+}
+
+func addSymbolFlags(fs *flag.FlagSet) *symbolFlags {
+	return &symbolFlags{
+		mode: fs.String("symbols", "client", "where call-stack frames are resolved: `client` (as sent), server (resolve on this machine the frames the client left unresolved, TRACY_SYMBOL_OFFLINE_RESOLVE) or none"),
+		path: fs.String("symbol-path", "", "with --symbols=server: `directories` to search for images and debug files, separated by '"+string(filepath.ListSeparator)+"'"),
+	}
+}
+
+// option returns the capture option and a function closing the resolver.
+func (f *symbolFlags) option() (capture.Option, func(), error) {
+	mode, err := capture.ParseSymbolMode(*f.mode)
+	if err != nil {
+		return nil, nil, usagef("--symbols %q: want client, server or none", *f.mode)
+	}
+	if *f.path != "" && mode != capture.SymbolsServer {
+		return nil, nil, usagef("--symbol-path needs --symbols=server")
+	}
+	if mode != capture.SymbolsServer {
+		return capture.WithSymbols(mode, nil), func() {}, nil
+	}
+	r, err := symbols.New(symbols.WithSearchPath(splitList(*f.path)...))
+	if err != nil {
+		return nil, nil, err
+	}
+	return capture.WithSymbols(mode, r), func() { r.Close() }, nil
 }
 
 // reportedError is a failure already printed in full; run only sets the

@@ -1,0 +1,195 @@
+package model
+
+import (
+	"iter"
+	"slices"
+)
+
+// ZoneChunkLen is how many zones one chunk of a [ZoneList] holds (5.8 MB).
+const ZoneChunkLen = 1 << zoneChunkShift
+
+const zoneChunkShift = 18
+
+// ZoneList is a thread's zones in depth-first pre-order, indexed 0..Len-1.
+//
+// The zones are stored in fixed chunks of ZoneChunkLen that never move once
+// full, not in one flat slice: a capture appends zones one by one for
+// minutes without knowing how many will come, and a flat slice would be
+// copied over and over as it grows (or copied once more at the end into an
+// exactly sized one), doubling the peak memory of a 10-million-zone thread
+// and spending most of the ingest time on page faults. With chunks every
+// zone is written once, into the place it keeps; index arithmetic is one
+// shift and one mask. Only the last chunk is partly filled; it grows by
+// doubling while the thread is small, so a thread of a few zones costs a
+// few zones, and Trim shrinks it to its exact size.
+//
+// Chunks are slices of the pointer-free [Zone]: noscan spans the garbage
+// collector never walks. A ZoneList is copied by value like a slice header
+// (copies share the zones); append through one copy only.
+type ZoneList struct {
+	// Every chunk but the last holds ZoneChunkLen zones. Chunks are sliced
+	// to their full capacity; the zones of last past used are room, and
+	// always zero.
+	chunks [][]Zone
+	last   []Zone // chunks[len(chunks)-1], nil when there is none
+	base   int    // index of last[0]
+	used   int    // zones stored in last
+	want   int    // total the caller reserved with Grow
+}
+
+// ZonesOf returns a list holding a copy of zs.
+func ZonesOf(zs ...Zone) ZoneList {
+	var l ZoneList
+	l.Grow(len(zs))
+	for len(zs) > 0 {
+		l.ensure()
+		n := copy(l.last[l.used:], zs)
+		zs = zs[n:]
+		l.used += n
+	}
+	return l
+}
+
+// Len returns the number of zones.
+func (l *ZoneList) Len() int { return l.base + l.used }
+
+// At returns zone i, which must be in 0..Len-1. The pointer stays valid
+// while the list lives: appending never moves a zone of a full chunk, and
+// a partly filled chunk only moves when it grows (Append, Grow), so hold
+// pointers across appends only into threads of ZoneChunkLen zones or more,
+// or re-fetch them.
+func (l *ZoneList) At(i int) *Zone {
+	if uint(i) >= uint(l.Len()) {
+		panic("model: zone index out of range")
+	}
+	return &l.chunks[i>>zoneChunkShift][i&(ZoneChunkLen-1)]
+}
+
+// Append adds z at the end and returns its index.
+func (l *ZoneList) Append(z Zone) int {
+	i, p := l.AppendZero()
+	*p = z
+	return i
+}
+
+// AppendZero adds a zero zone at the end and returns its index and
+// address, so a hot loop can fill the fields in place instead of building
+// a Zone and copying it. It stores no pointer (no write barrier) unless a
+// chunk is allocated.
+func (l *ZoneList) AppendZero() (int, *Zone) {
+	if l.used >= len(l.last) {
+		l.ensure()
+	}
+	j := l.used
+	l.used = j + 1
+	return l.base + j, &l.last[j]
+}
+
+// ensure makes room for one more zone: it grows a partly filled last
+// chunk, or starts a new one after a full chunk.
+func (l *ZoneList) ensure() {
+	if l.used < len(l.last) {
+		return
+	}
+	if l.last == nil || len(l.last) == ZoneChunkLen {
+		// A new chunk: exactly what was reserved, else small for a
+		// thread's first chunk (most threads have few zones) and full
+		// size after a full one.
+		need := l.want - l.Len()
+		n := ZoneChunkLen
+		if need > 0 {
+			n = min(need, ZoneChunkLen)
+		} else if l.last == nil {
+			n = 64
+		}
+		c := make([]Zone, n)
+		adviseHugePages(c)
+		l.chunks = append(l.chunks, c)
+		l.base = (len(l.chunks) - 1) << zoneChunkShift
+		l.last, l.used = c, 0
+		return
+	}
+	// Grow the partly filled last chunk, doubling up to a full chunk.
+	l.resizeLast(min(max(2*len(l.last), l.want-l.base), ZoneChunkLen))
+}
+
+// resizeLast reallocates the last chunk to hold n >= used zones.
+func (l *ZoneList) resizeLast(n int) {
+	nc := make([]Zone, n)
+	adviseHugePages(nc)
+	copy(nc, l.last[:l.used])
+	l.chunks[len(l.chunks)-1] = nc
+	l.last = nc
+}
+
+// Grow reserves room for n more zones, so that appending them allocates
+// each chunk once at its final size. A reader that knows the count calls
+// it before appending.
+func (l *ZoneList) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	l.want = max(l.want, l.Len()+n)
+	if l.last == nil {
+		return // the first append allocates the reserved size
+	}
+	if need := min(l.want-l.base, ZoneChunkLen); need > len(l.last) {
+		l.resizeLast(need)
+	}
+}
+
+// Trim drops the unused room of the last chunk, so the list costs exactly
+// 22 bytes per zone (plus one slice header per chunk).
+func (l *ZoneList) Trim() {
+	l.want = l.Len()
+	switch {
+	case l.used == len(l.last):
+	case l.used > 0:
+		l.resizeLast(l.used)
+	default: // an empty last chunk (Grow reserved it): drop it
+		k := len(l.chunks) - 1
+		l.chunks[k] = nil
+		l.chunks = l.chunks[:k]
+		l.last, l.used = nil, 0
+		if k > 0 {
+			l.last, l.used = l.chunks[k-1], ZoneChunkLen
+			l.base -= ZoneChunkLen
+		}
+	}
+}
+
+// All yields every zone with its index, in order.
+func (l *ZoneList) All() iter.Seq2[int, *Zone] {
+	return func(yield func(int, *Zone) bool) {
+		for k, c := range l.Chunks() {
+			base := k << zoneChunkShift
+			for j := range c {
+				if !yield(base+j, &c[j]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Chunks returns the zones as consecutive runs, every run but the last
+// ZoneChunkLen long, so zone i is Chunks()[i/ZoneChunkLen][i%ZoneChunkLen].
+// Sequential passes over millions of zones loop over it directly. The
+// runs alias the list.
+func (l *ZoneList) Chunks() [][]Zone {
+	if l.used == len(l.last) {
+		return l.chunks
+	}
+	out := slices.Clone(l.chunks)
+	out[len(out)-1] = l.last[:l.used]
+	return out
+}
+
+// Slice returns a copy of the zones in one slice.
+func (l *ZoneList) Slice() []Zone {
+	out := make([]Zone, 0, l.Len())
+	for _, c := range l.Chunks() {
+		out = append(out, c...)
+	}
+	return out
+}

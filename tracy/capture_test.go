@@ -1,0 +1,203 @@
+//go:build !notracy
+
+package tracy_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotracy/gotracy/capture"
+	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/tracy"
+)
+
+// selfCapture starts the client on a free loopback port and the gotracy
+// capture server on it, in this process. finish stops the client (which
+// delivers everything) and returns the capture's trace.
+func selfCapture(tb testing.TB) (finish func() *model.Trace) {
+	tb.Helper()
+	if err := tracy.Start(tracy.WithPort(0), tracy.WithBroadcast(false)); err != nil {
+		tb.Fatal(err)
+	}
+	type result struct {
+		res *capture.Result
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		res, err := capture.Connect(context.Background(), capture.JoinAddr("127.0.0.1", tracy.Port()))
+		ch <- result{res, err}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := tracy.WaitConnected(ctx); err != nil {
+		tracy.Stop()
+		tb.Fatal(err)
+	}
+	return func() *model.Trace {
+		tb.Helper()
+		if err := tracy.Stop(); err != nil {
+			tb.Fatalf("Stop: %v", err)
+		}
+		r := <-ch
+		if r.err != nil {
+			tb.Fatalf("capture: %v", r.err)
+		}
+		return r.res.Trace
+	}
+}
+
+// zoneLines renders each thread's zones as "thread: indent name [text]"
+// lines, the form the test compares.
+func zoneLines(tr *model.Trace) map[string][]string {
+	out := map[string][]string{}
+	for i := range tr.Threads {
+		th := &tr.Threads[i]
+		name := tr.ThreadName(th.ID)
+		model.Walk(&th.Zones, func(z, depth int) bool {
+			s := strings.Repeat(" ", depth) + tr.ZoneName(th.Zones.At(z))
+			if x := th.Zones.At(z).Extra(); x != 0 {
+				if txt := tr.Str(tr.ZoneExtras[x].Text); txt != "" {
+					s += " [" + strings.ReplaceAll(txt, "\n", "|") + "]"
+				}
+			}
+			out[name] = append(out[name], s)
+			return true
+		})
+	}
+	return out
+}
+
+var (
+	locFrame = tracy.NewLoc("frame")
+	locWork  = tracy.NewLoc("work")
+	locLeaf  = tracy.NewColorLoc("leaf", 0x00FF00)
+	locHeld  = tracy.NewLoc("held")
+)
+
+// TestCaptureStoresWhatWasEmitted: what the client emits is exactly what the
+// capture package stores: zones per goroutine with their nesting and texts,
+// frames, images, plots, messages, allocations and lock events.
+func TestCaptureStoresWhatWasEmitted(t *testing.T) {
+	finish := selfCapture(t)
+	const frames, workers = 4, 3
+	mu := tracy.NewMutex("work lock")
+	want := map[string][]string{}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		name := fmt.Sprintf("worker-%d", w)
+		for f := 0; f < frames; f++ {
+			want[name] = append(want[name], fmt.Sprintf("work [w%d f%d]", w, f), " leaf", "  held", fmt.Sprintf(" dyn-%d", f%2))
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tracy.SetThreadName(name)
+			for f := 0; f < frames; f++ {
+				z := tracy.Begin(locWork)
+				z.Text(fmt.Sprintf("w%d f%d", w, f))
+				l := tracy.Begin(locLeaf)
+				mu.Lock()
+				tracy.Begin(locHeld).End()
+				mu.Unlock()
+				l.End()
+				tracy.BeginNamed(fmt.Sprintf("dyn-%d", f%2)).End()
+				buf := make([]byte, 100+w)
+				p := uintptr(0x100000 + w*0x1000 + f)
+				tracy.AllocNamed(p, uint64(len(buf)), "pool")
+				tracy.FreeNamed(p, "pool")
+				tracy.PlotInt(name, int64(f))
+				tracy.Message(fmt.Sprintf("%s frame %d", name, f))
+				z.End()
+			}
+		}()
+	}
+	wg.Wait()
+	img := make([]byte, 64*32*4)
+	for f := 0; f < frames; f++ {
+		z := tracy.Begin(locFrame)
+		tracy.Plot("frame", float64(f))
+		if err := tracy.FrameImage(img, 64, 32, 0, false); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond) // let the compressor attach it to this frame
+		z.End()
+		tracy.FrameMark()
+	}
+	tr := finish()
+
+	got := zoneLines(tr)
+	for name, w := range want {
+		if g := strings.Join(got[name], "\n"); g != strings.Join(w, "\n") {
+			t.Errorf("thread %s zones:\n%s\nwant:\n%s", name, g, strings.Join(w, "\n"))
+		}
+	}
+	if n := tr.ZoneCount(); n != workers*frames*4+frames {
+		t.Errorf("zones %d, want %d", n, workers*frames*4+frames)
+	}
+	// Frames: the capture adds two (start, init end), as for the C++ client.
+	if n := len(tr.FrameSets[0].Frames); n != frames+2 {
+		t.Errorf("frames %d, want %d", n, frames+2)
+	}
+	if n := len(tr.FrameImages); n != frames {
+		t.Errorf("frame images %d, want %d", n, frames)
+	}
+	plots := map[string]int{}
+	for _, p := range tr.Plots {
+		name, _ := tr.PtrString(p.Name)
+		plots[name] = len(p.Points)
+	}
+	for w := 0; w < workers; w++ {
+		if plots[fmt.Sprintf("worker-%d", w)] != frames {
+			t.Errorf("plot points %v", plots)
+		}
+	}
+	if plots["frame"] != frames {
+		t.Errorf("plot points %v", plots)
+	}
+	var msgs []string
+	for _, m := range tr.Messages {
+		if m.Source == model.MsgSourceUser {
+			msgs = append(msgs, tr.RefString(m.Text))
+		}
+	}
+	sort.Strings(msgs)
+	if len(msgs) != workers*frames || msgs[0] != "worker-0 frame 0" {
+		t.Errorf("messages %q", msgs)
+	}
+	pools := map[string]int{}
+	for _, p := range tr.MemPools {
+		name, _ := tr.PtrString(p.Name)
+		freed := 0
+		for _, e := range p.Events {
+			if e.TimeFree >= 0 {
+				freed++
+			}
+		}
+		if freed != len(p.Events) {
+			t.Errorf("pool %q: %d of %d freed", name, freed, len(p.Events))
+		}
+		pools[name] = len(p.Events)
+	}
+	if pools["pool"] != workers*frames {
+		t.Errorf("memory pools %v", pools)
+	}
+	found := false
+	for _, l := range tr.Locks {
+		if tr.Str(l.CustomName) == "work lock" {
+			found = true
+			// wait, obtain, release per acquisition
+			if len(l.Events) != 3*workers*frames {
+				t.Errorf("lock events %d, want %d", len(l.Events), 3*workers*frames)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("lock not in capture")
+	}
+}

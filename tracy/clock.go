@@ -1,0 +1,79 @@
+//go:build !notracy
+
+package tracy
+
+import (
+	_ "unsafe" // for go:linkname
+)
+
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
+// useTSC selects the hardware counter. It is decided once at package
+// initialisation and never changes, so the branch in now() is perfectly
+// predicted.
+var useTSC = hasAsm && invariantTSC()
+
+// fastStamp: zone records are written, timed and published by one
+// assembly call (stampBegin, stampEnd).
+var fastStamp = useTSC && !raceEnabled
+
+// now returns the current time in client ticks: TSC (or CNTVCT) ticks when
+// useTSC, otherwise runtime nanoseconds. Ticks only ever go to the server,
+// which scales them by Welcome.timerMul.
+func now() int64 {
+	if useTSC {
+		return int64(rdtsc())
+	}
+	return slowNow()
+}
+
+// slowNow keeps now small enough to inline.
+//
+//go:noinline
+func slowNow() int64 { return nanotime() }
+
+// calibration holds the start-time pair of readings; the multiplier is
+// computed when a server connects, so the baseline is as long as possible.
+type calibration struct {
+	tick0 int64
+	ns0   int64
+}
+
+func newCalibration() calibration {
+	return calibration{tick0: now(), ns0: nanotime()}
+}
+
+// timerMul returns nanoseconds per tick. It waits until at least minSpan of
+// wall time separates the two readings, so the error of the two clock reads
+// (tens of ns) stays below 1e-6 of the span.
+func (c calibration) timerMul() float64 {
+	if !useTSC {
+		return 1.0
+	}
+	const minSpan = 50e6 // 50 ms
+	for {
+		t1, n1 := now(), nanotime()
+		if dn := n1 - c.ns0; dn >= minSpan && t1 > c.tick0 {
+			return float64(dn) / float64(t1-c.tick0)
+		}
+		sleepNs(minSpan / 10)
+	}
+}
+
+// resolution measures the smallest non-zero step between two clock reads, in
+// ticks, as Tracy reports it.
+func resolution() uint64 {
+	best := int64(1 << 62)
+	for i := 0; i < 1000; i++ {
+		a := now()
+		b := now()
+		for b == a {
+			b = now()
+		}
+		if d := b - a; d < best {
+			best = d
+		}
+	}
+	return uint64(best)
+}

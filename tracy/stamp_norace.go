@@ -1,0 +1,5 @@
+//go:build !race && !notracy
+
+package tracy
+
+const raceEnabled = false
