@@ -186,16 +186,22 @@ func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); retur
 // over in Tracy's own frame-sized batches, and compares the wire size with
 // Tracy's stream of the same items (ratio > 1: ours is smaller).
 func BenchmarkFrameWriterHeavy10m(b *testing.B) {
-	benchWriter(b, false)
+	benchWriter(b, false, false)
+}
+
+// BenchmarkFrameWriterHeavy10mTrusted is the same through
+// WriteTrustedItems (no per-item check), the path of a client's sender.
+func BenchmarkFrameWriterHeavy10mTrusted(b *testing.B) {
+	benchWriter(b, false, true)
 }
 
 // BenchmarkFrameWriterHeavy10mIndependent is the same without the
 // cross-frame dictionary.
 func BenchmarkFrameWriterHeavy10mIndependent(b *testing.B) {
-	benchWriter(b, true)
+	benchWriter(b, true, false)
 }
 
-func benchWriter(b *testing.B, indep bool) {
+func benchWriter(b *testing.B, indep, trusted bool) {
 	all, frames := heavyItems(b)
 	var items int64
 	var d ItemDecoder
@@ -209,6 +215,10 @@ func benchWriter(b *testing.B, indep bool) {
 		opts = append(opts, WithIndependentFrames())
 	}
 	fw := NewFrameWriter(&cw, opts...)
+	write := fw.WriteItems
+	if trusted {
+		write = fw.WriteTrustedItems
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := processCPU()
@@ -217,7 +227,7 @@ func benchWriter(b *testing.B, indep bool) {
 		fw.Reset(&cw)
 		p := all
 		for _, n := range frames {
-			if err := fw.WriteItems(p[:n]); err != nil {
+			if err := write(p[:n]); err != nil {
 				b.Fatal(err)
 			}
 			p = p[n:]

@@ -326,3 +326,46 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Errorf("FrameReader: %v allocs per frame", allocs)
 	}
 }
+
+// TestWriteTrustedItemsNeverSplits: a trusted batch that does not fit the
+// pending frame starts a new one whole; one larger than a frame is checked
+// and split like WriteItems (so a malformed one is still refused).
+func TestWriteTrustedItemsNeverSplits(t *testing.T) {
+	var wire bytes.Buffer
+	fw := NewFrameWriter(&wire)
+	zone := AppendZoneEnd16(AppendZoneBegin16(nil, 1, 2), 3) // 14 bytes
+	var batch []byte
+	for len(batch)+len(zone) <= TargetFrameSize/2+100 {
+		batch = append(batch, zone...)
+	}
+	for i := 0; i < 3; i++ {
+		if err := fw.WriteTrustedItems(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fr := NewFrameReader(bytes.NewReader(wire.Bytes()), 0)
+	n := 0
+	for {
+		f, err := fr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(f, batch) {
+			t.Fatalf("frame %d: %d bytes, want the %d-byte batch whole", n, len(f), len(batch))
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("%d frames, want 3", n)
+	}
+	big := append(bytes.Repeat(zone, TargetFrameSize/len(zone)+1), 66)
+	if err := fw.WriteTrustedItems(big); !errors.Is(err, ErrUnknownItem) {
+		t.Fatalf("oversized malformed batch: %v, want ErrUnknownItem", err)
+	}
+}

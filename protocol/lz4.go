@@ -152,7 +152,7 @@ func (e *lz4Encoder) compress(dst, buf []byte, lo, start, end int) []byte {
 				i--
 				ref--
 			}
-			ml := lz4MinMatch + matchLen(buf, i+lz4MinMatch, ref+lz4MinMatch, matchLimit)
+			ml := lz4MinMatch + matchLen(buf[i+lz4MinMatch:matchLimit], buf[ref+lz4MinMatch:])
 			dst = lz4Sequence(dst, buf[anchor:i], i-ref, ml)
 			i += ml
 			anchor = i
@@ -165,21 +165,19 @@ func (e *lz4Encoder) compress(dst, buf []byte, lo, start, end int) []byte {
 	return lz4Sequence(dst, buf[anchor:end], 0, 0)
 }
 
-// matchLen counts how many bytes at buf[a:] equal those at buf[b:], up to
-// end (b < a <= end <= len(buf)). It works on indices rather than
-// re-sliced subslices: this loop runs once per 8 bytes of every match, and
-// in a profiler's stream (the same few items over and over) most bytes are
-// in matches.
-func matchLen(buf []byte, a, b, end int) int {
+// matchLen counts the common prefix of a and b (len(b) >= len(a) or stops
+// at the shorter).
+func matchLen(a, b []byte) int {
 	n := 0
-	for a+n+8 <= end {
-		x := binary.LittleEndian.Uint64(buf[a+n:]) ^ binary.LittleEndian.Uint64(buf[b+n:])
+	for len(a) >= 8 && len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b)
 		if x != 0 {
 			return n + bits.TrailingZeros64(x)>>3
 		}
 		n += 8
+		a, b = a[8:], b[8:]
 	}
-	for a+n < end && buf[a+n] == buf[b+n] {
+	for i := 0; i < len(a) && i < len(b) && a[i] == b[i]; i++ {
 		n++
 	}
 	return n

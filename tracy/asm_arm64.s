@@ -49,3 +49,17 @@ TEXT ·stampEnd(SB),NOSPLIT,$0-24
 	MOVD	n+16(FP), R2
 	STLR	R2, (R1)
 	RET
+
+// func stampEndPF(dst *byte, pub *uint64, n uint64)
+// stampEnd plus a prefetch-for-store of the line 512 bytes ahead.
+TEXT ·stampEndPF(SB),NOSPLIT,$0-24
+	MOVD	dst+0(FP), R0
+	PRFM	512(R0), PSTL1KEEP
+	MOVD	$4, R4
+	MOVB	R4, (R0)
+	MRS	CNTVCT_EL0, R3
+	MOVD	R3, 1(R0)
+	MOVD	pub+8(FP), R1
+	MOVD	n+16(FP), R2
+	STLR	R2, (R1)
+	RET

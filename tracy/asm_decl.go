@@ -31,3 +31,9 @@ func stampBegin(dst *byte, key uint64, pub *uint64, n uint64)
 
 //go:noescape
 func stampEnd(dst *byte, pub *uint64, n uint64)
+
+// stampEndPF is stampEnd that also prefetches, for writing, the queue line
+// 512 bytes ahead (see prefetchW).
+//
+//go:noescape
+func stampEndPF(dst *byte, pub *uint64, n uint64)

@@ -16,6 +16,17 @@ func invariantTSC() bool {
 	return d&(1<<8) != 0
 }
 
+// hasPrefetchW reports CPUID leaf 0x80000001 ECX bit 8 (PRFCHW), which the
+// zone-end assembly needs for its PREFETCHW.
+func hasPrefetchW() bool {
+	maxExt, _, _, _ := cpuid(0x80000000, 0)
+	if maxExt < 0x80000001 {
+		return false
+	}
+	_, _, c, _ := cpuid(0x80000001, 0)
+	return c&(1<<8) != 0
+}
+
 func cpuArchInfo() (arch uint8, vendor [12]byte, id uint32) {
 	_, b, c, d := cpuid(0, 0)
 	put := func(o int, v uint32) {

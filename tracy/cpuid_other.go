@@ -6,6 +6,8 @@ import "runtime"
 
 func invariantTSC() bool { return false }
 
+func hasPrefetchW() bool { return false }
+
 func cpuArchInfo() (arch uint8, vendor [12]byte, id uint32) {
 	switch runtime.GOARCH {
 	case "amd64":

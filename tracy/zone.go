@@ -138,7 +138,13 @@ func BeginNamed(name string) Zone {
 
 // End closes the zone.
 func (z Zone) End() {
-	if z.s == nil || rec.Load() != z.ep {
+	if z.s != nil {
+		z.end() // small enough to inline: a disabled End costs no call
+	}
+}
+
+func (z Zone) end() {
+	if rec.Load() != z.ep {
 		return
 	}
 	s := z.s
@@ -149,6 +155,10 @@ func (z Zone) End() {
 	}
 	b := c.buf[w : w+9 : w+9]
 	s.w = w + 9
+	if prefetchW {
+		stampEndPF(&b[0], &c.pub, uint64(w+9))
+		return
+	}
 	if fastStamp {
 		stampEnd(&b[0], &c.pub, uint64(w+9))
 		return
