@@ -92,11 +92,11 @@
 //     frames at 0 and at initEnd (and at the connection time on demand),
 //     which is why a capture of N frame marks has N+2 (N+3) frames.
 //   - Zones are appended in begin order, which is the model's depth-first
-//     pre-order; the open stack holds indices. While capturing, each
-//     thread's zones live in fixed 64K-zone chunks that never move, so
-//     growth never copies the zones already stored; at the end they are
-//     copied once into the exactly sized slice the trace keeps (22 bytes
-//     per zone).
+//     pre-order; the open stack holds indices. Each zone is written once,
+//     in place (model.ZoneList.AppendZero), into the chunked list the trace
+//     keeps: chunks never move, so growth copies nothing, and finish only
+//     trims the last chunk and hands the list to the trace (22 bytes per
+//     zone, no final copy, no second copy alive at the peak).
 //   - Call stacks are de-duplicated on arrival by the XXH3 hash of their
 //     packed frames, confirmed by comparing the frames, and referenced by
 //     a 1-based 24-bit index; only a new stack queries its addresses.

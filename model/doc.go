@@ -20,13 +20,15 @@
 //     32-bit subtree-end index. Go would pad int64 fields to 8-byte alignment
 //     (40 bytes), so the times and indices are stored as uint16 triples and
 //     pairs (alignment 2) behind accessor methods.
-//   - Each thread's zones live in one flat slice in depth-first pre-order,
+//   - Each thread's zones are one [ZoneList] in depth-first pre-order,
 //     which is the order a capture appends them (a zone is appended when it
-//     begins) and the order the file serializes them. Instead of child
-//     vectors, each zone stores Next: the index just past its subtree. The
-//     children of zone i are i+1, then Next of that, ... until Next(i); the
-//     next sibling of zone i is Next(i). This costs 4 bytes per zone instead
-//     of a pointer-bearing vector per parent.
+//     begins) and the order the file serializes them. The list keeps them
+//     in fixed 256K-zone chunks that never move, so a capture writes each
+//     zone once, where it stays, and never copies a growing array. Instead
+//     of child vectors, each zone stores Next: the index just past its
+//     subtree. The children of zone i are i+1, then Next of that, ... until
+//     Next(i); the next sibling of zone i is Next(i). This costs 4 bytes per
+//     zone instead of a pointer-bearing vector per parent.
 //   - Rarely used per-zone data (text, name override, colour, call stack) is
 //     in the shared [Trace.ZoneExtras] table, referenced by a 32-bit index,
 //     exactly as Tracy does; index 0 means "none".

@@ -27,8 +27,8 @@
 // panics internally with its *CorruptError and ReadPayload recovers it, so
 // the section readers are straight lines of field reads like the format.
 // Zones are decoded iteratively (no recursion, whatever the nesting depth)
-// straight into the model's flat, 22-byte-per-zone arrays, sized from the
-// per-thread zone count.
+// straight into the model's chunked, 22-byte-per-zone lists, each chunk
+// allocated once at its final size from the per-thread zone count.
 //
 // # Writing
 //

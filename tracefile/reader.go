@@ -848,6 +848,7 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 				zp.SetNext(uint32(idx + 1))
 			}
 		}
+		zones.Trim() // a count claimed larger than the zones that came
 
 		mnOff := d.offset()
 		mn := d.count(8)
