@@ -106,20 +106,20 @@ func (w *worker) frameVsync(tick int64, id uint32) {
 }
 
 // frameImageData stages a frame image's DXT1 blocks for the FrameImage
-// that follows.
+// that follows (p is the stream's buffer, so it is copied).
 func (w *worker) frameImageData(p []byte) {
-	w.pendingImage = &model.FrameImage{Data: w.packImage(p)}
+	w.imgStage = append(w.imgStage[:0], p...)
+	w.pendingImage = true
 }
 
 // frameImage attaches the staged image to a frame of the base set. The
 // client numbers frames since its start; an on-demand client's first
 // frames before the connection are not in the trace.
 func (w *worker) frameImage(frame uint32, width, height uint16, flip uint8) {
-	img := w.pendingImage
-	w.pendingImage = nil
-	if img == nil {
+	if !w.pendingImage {
 		return
 	}
+	w.pendingImage = false
 	base := &w.t.FrameSets[0]
 	fidx := int64(frame) - int64(w.frameOffset) + 1
 	if w.onDemand && fidx <= 1 {
@@ -129,16 +129,16 @@ func (w *worker) frameImage(frame uint32, width, height uint16, flip uint8) {
 		w.failf(failFrameImageIndex, 0, "")
 		return
 	}
-	if width%4 != 0 || height%4 != 0 || len(img.Data) != int(width)*int(height)/2 {
+	data, ok := w.packImage(w.imgStage, int(width), int(height))
+	if !ok {
 		// The blocks do not cover the stated size; a saved trace would be
 		// unreadable. Tracy's server would store it anyway (and crash
 		// later); the image is dropped instead.
 		w.badImages++
 		return
 	}
-	img.W, img.H, img.Flip = width, height, flip != 0
 	idx := int32(len(w.t.FrameImages))
-	w.t.FrameImages = append(w.t.FrameImages, *img)
+	w.t.FrameImages = append(w.t.FrameImages, model.FrameImage{W: width, H: height, Flip: flip != 0, Packed: true, Data: data})
 	if fidx >= int64(len(base.Frames)) {
 		if _, dup := w.imageStaging[fidx]; dup {
 			w.failf(failFrameImageTwice, 0, "")
@@ -662,13 +662,17 @@ func (w *worker) addFiberName(fiber uint64, b []byte) {
 	w.t.ThreadNames[tid] = w.storeString(b)
 }
 
-// packImage turns a frame image's wire DXT1 blocks (Tracy's index order)
-// into what the trace stores and a .tracy file holds: standard BC1 after
-// Tracy's rate-distortion pass (texture.Prepare = FixOrder + RDO). Tracy's
-// server also keeps it Zstd-compressed in memory; the model keeps the
-// prepared blocks, which is what the file format stores.
-func (w *worker) packImage(p []byte) []byte {
-	b := bytes.Clone(p[:len(p)&^7])
-	texture.Prepare(b)
-	return b
+// packImage turns a w x h frame image's wire DXT1 blocks (Tracy's index
+// order) into what the trace keeps, as Tracy's server does: standard BC1
+// after Tracy's rate-distortion pass (texture.Prepare = FixOrder + RDO),
+// Zstd-compressed at level 3. It reports false when the blocks do not make
+// a w x h image. texture.Pack uses the process's one shared Packer: a
+// Packer per capture would cost each capture about 4 MB of Zstd state.
+func (w *worker) packImage(dxt1 []byte, width, height int) ([]byte, bool) {
+	var err error
+	w.packBuf, err = texture.Pack(w.packBuf[:0], dxt1, width, height)
+	if err != nil {
+		return nil, false
+	}
+	return bytes.Clone(w.packBuf), true
 }

@@ -97,11 +97,18 @@ type worker struct {
 	nextSourceQuery uint32
 
 	// Frames, plots, memory, locks.
-	frameSets     map[uint64]int // name key -> index in t.FrameSets
-	framePending  map[uint64]*model.FrameSet
-	vsync         map[uint32]int
-	imageStaging  map[int64]int32
-	pendingImage  *model.FrameImage
+	frameSets    map[uint64]int // name key -> index in t.FrameSets
+	framePending map[uint64]*model.FrameSet
+	vsync        map[uint32]int
+	imageStaging map[int64]int32
+	// A frame image's blocks arrive (FrameImageData) before its size
+	// (FrameImage): they wait in imgStage, reused for every image, so the
+	// only allocation per image is its packed copy. packBuf receives the
+	// Zstd output before that exact-size copy (EncodeAll into a nil slice
+	// would keep a W*H/2 capacity alive and save nothing).
+	pendingImage  bool
+	imgStage      []byte
+	packBuf       []byte
 	plots         map[uint64]int // name key -> index in t.Plots
 	plotPending   map[uint64]*model.Plot
 	plotByName    map[model.StrID]int
@@ -334,9 +341,8 @@ func (w *worker) finish() {
 		symbolize.AddImage(t, im, w.storeStringS)
 	}
 	w.finishGPU()
-	if w.pendingImage != nil {
-		w.pendingImage = nil
-	}
+	w.pendingImage = false
+	w.imgStage, w.packBuf = nil, nil
 	t.Metadata.LastTime = w.lastTime
 }
 
@@ -345,7 +351,7 @@ func (w *worker) finish() {
 func (w *worker) idle() bool {
 	if len(w.strPending) != 0 || len(w.threadNamePending) != 0 || w.srclocQueue.len() != 0 ||
 		w.pendingFrames != 0 || len(w.plotPending) != 0 || w.pendingCS != 0 || w.extPending != 0 ||
-		w.subframes != 0 || w.pendingImage != nil || len(w.symbolPending) != 0 || w.symCodePending != 0 ||
+		w.subframes != 0 || w.pendingImage || len(w.symbolPending) != 0 || w.symCodePending != 0 ||
 		!w.q.empty() || w.pendingPayload != 0 || w.hasSingle || w.hasSecond ||
 		len(w.sourceQueries) != 0 || w.fibersPending != 0 || w.imagesPending {
 		return false

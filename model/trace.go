@@ -366,11 +366,19 @@ type FrameData struct {
 	Frames    []InlineFrame
 }
 
-// FrameImage is a frame screenshot as raw DXT1/BC1 (W*H/2 bytes).
+// FrameImage is a frame screenshot in standard BC1 after Tracy's FixOrder
+// and rate-distortion pass: W*H/2 bytes, or their Zstd frame when Packed.
 type FrameImage struct {
 	W, H uint16
 	Flip bool
-	Data []byte
+	// Packed says Data holds the Zstd-compressed image (texture.Pack
+	// output) rather than the W*H/2 BC1 bytes. A capture keeps images
+	// packed, as Tracy's server does, because they are read rarely and
+	// a 320x180 frame shrinks from 28,800 bytes to about 9.4 KB; a file
+	// stores them unpacked, so a loaded trace has Packed false. Readers
+	// of Data unpack first (texture.ImageData).
+	Packed bool
+	Data   []byte
 }
 
 // CtxSwitch is one context-switch span of a thread.

@@ -187,6 +187,22 @@ func Unpack(dst, packed []byte, w, h int) ([]byte, error) {
 	return defaultPacker().Unpack(dst, packed, w, h)
 }
 
+// ImageData returns the w x h image's BC1 bytes (after FixOrder and RDO,
+// what DecodeDXT1 reads and a .tracy file stores) given its stored data:
+// when packed, data is Pack output and is unpacked into dst[:0] (reuse dst
+// across images to avoid allocating); otherwise data is returned as it is,
+// after a size check. This is the one place callers holding a
+// model.FrameImage go through, so none of them forgets its Packed flag.
+func ImageData(dst, data []byte, w, h int, packed bool) ([]byte, error) {
+	if packed {
+		return Unpack(dst[:0], data, w, h)
+	}
+	if err := checkSize(data, w, h); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 // ErrNoSamples is returned by TrainDict when it has nothing to train on.
 var ErrNoSamples = errors.New("texture: no frame images to train a dictionary on")
 

@@ -336,3 +336,37 @@ func FuzzUnpack(f *testing.F) {
 		}
 	})
 }
+
+// TestImageData: packed and unpacked stored forms give the same BC1 bytes,
+// a reused dst is reused, and bad data is an error, not a panic.
+func TestImageData(t *testing.T) {
+	im := generatedImages()[0]
+	enc, err := AppendDXT1(nil, im.rgba, im.w, im.h, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := Pack(nil, enc, im.w, im.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Clone(enc)
+	Prepare(want)
+	got, err := ImageData(nil, want, im.w, im.h, false)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("unpacked: err %v, equal %v", err, bytes.Equal(got, want))
+	}
+	buf := make([]byte, 0, len(want))
+	got, err = ImageData(buf[:3], packed, im.w, im.h, true)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("packed: err %v, equal %v", err, bytes.Equal(got, want))
+	}
+	if &got[0] != &buf[:1][0] {
+		t.Error("dst was not reused")
+	}
+	if _, err := ImageData(nil, want[:8], im.w, im.h, false); !errors.Is(err, ErrSize) {
+		t.Errorf("short unpacked data: %v, want ErrSize", err)
+	}
+	if _, err := ImageData(nil, packed[:len(packed)/2], im.w, im.h, true); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated packed data: %v, want ErrCorrupt", err)
+	}
+}

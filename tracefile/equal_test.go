@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/texture"
 )
 
 // diffTraces returns "" if a and b hold the same data, else the path of the
@@ -23,6 +24,26 @@ func diffValue(path string, a, b reflect.Value) string {
 			if za != zb {
 				return fmt.Sprintf("%s: zone {%d %d %d %d %d} != {%d %d %d %d %d}", path,
 					za.Start(), za.End(), za.SrcLoc, za.Extra(), za.Next(), zb.Start(), zb.End(), zb.SrcLoc, zb.Extra(), zb.Next())
+			}
+			return ""
+		}
+		if a.Type() == reflect.TypeFor[model.FrameImage]() {
+			// Compared by content: packing is storage, not data (a
+			// capture keeps images packed, a loaded file unpacked).
+			ia, ib := a.Interface().(model.FrameImage), b.Interface().(model.FrameImage)
+			if ia.W != ib.W || ia.H != ib.H || ia.Flip != ib.Flip {
+				return fmt.Sprintf("%s: %dx%d flip %v != %dx%d flip %v", path, ia.W, ia.H, ia.Flip, ib.W, ib.H, ib.Flip)
+			}
+			da, erra := texture.ImageData(nil, ia.Data, int(ia.W), int(ia.H), ia.Packed)
+			db, errb := texture.ImageData(nil, ib.Data, int(ib.W), int(ib.H), ib.Packed)
+			if erra != nil || errb != nil {
+				if erra == nil || errb == nil || string(ia.Data) != string(ib.Data) {
+					return fmt.Sprintf("%s: unreadable image: %v / %v", path, erra, errb)
+				}
+				return ""
+			}
+			if string(da) != string(db) {
+				return path + ": image bytes differ"
 			}
 			return ""
 		}

@@ -123,6 +123,7 @@ func TestWriterRejectsInvalid(t *testing.T) {
 		"bad call stack":    func(tr *model.Trace) { tr.Messages[0].CallStack = 99 },
 		"bad string":        func(tr *model.Trace) { tr.ZoneExtras[0].Text = 1 << 20 },
 		"bad image":         func(tr *model.Trace) { tr.FrameImages[0].Data = tr.FrameImages[0].Data[:3] },
+		"bad packed image":  func(tr *model.Trace) { tr.FrameImages[0].Packed = true },
 		"long capture name": func(tr *model.Trace) { tr.Metadata.CaptureName = string(make([]byte, 1024)) },
 	} {
 		tr := genTrace(3, 100)

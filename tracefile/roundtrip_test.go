@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/texture"
 )
 
 func TestGeneratedPayloadRoundTrip(t *testing.T) {
@@ -98,4 +99,63 @@ func TestDiffDetects(t *testing.T) {
 			t.Errorf("mutation %q not detected", name)
 		}
 	}
+}
+
+// TestPackedImagesWriteUnpacked: a capture keeps frame images Zstd-packed;
+// the writer must store exactly the bytes it would store for the same
+// images unpacked (tracy-file.md §4.26), and a reader loads them unpacked.
+func TestPackedImagesWriteUnpacked(t *testing.T) {
+	plain := genTrace(5, 300)
+	var want bytes.Buffer
+	if err := WritePayload(&want, plain); err != nil {
+		t.Fatal(err)
+	}
+	packed := genTrace(5, 300)
+	for i := range packed.FrameImages {
+		img := &packed.FrameImages[i]
+		img.Data, img.Packed = packPrepared(t, img.Data, img.W, img.H), true
+	}
+	if d := diffTraces(plain, packed); d != "" {
+		t.Fatalf("packed model differs from plain one: %s", d)
+	}
+	var got bytes.Buffer
+	if err := WritePayload(&got, packed); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatal("payload written from packed images differs from the one written from plain images")
+	}
+	back, err := ReadPayload(bytes.NewReader(got.Bytes()), int64(got.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, img := range back.FrameImages {
+		if img.Packed || !bytes.Equal(img.Data, plain.FrameImages[i].Data) {
+			t.Errorf("image %d read back packed=%v or with other bytes", i, img.Packed)
+		}
+	}
+	if d := diffTraces(packed, back); d != "" {
+		t.Fatal(d)
+	}
+	// The helper compares content: a packed image of other bytes differs.
+	im0 := plain.FrameImages[0]
+	packed.FrameImages[0].Data = packPrepared(t, make([]byte, len(im0.Data)), im0.W, im0.H)
+	if diffTraces(plain, packed) == "" {
+		t.Error("diffTraces missed a packed image with other content")
+	}
+}
+
+// packPrepared packs file-form (prepared) image bytes as a capture keeps them.
+func packPrepared(t *testing.T, data []byte, w, h uint16) []byte {
+	t.Helper()
+	p, err := texture.NewPacker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	out, err := p.PackPrepared(nil, data, int(w), int(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

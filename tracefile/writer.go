@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/texture"
 )
 
 // encoder is an append-style little-endian writer that flushes to w in
@@ -565,15 +566,24 @@ func (p *payloadWriter) write() {
 	e.u32(uint32(len(t.FrameImageDict)))
 	e.raw(t.FrameImageDict)
 	e.u64(uint64(len(t.FrameImages)))
+	var unpacked []byte // reused: a capture's images are packed, the file holds them unpacked
 	for i := range t.FrameImages {
 		img := &t.FrameImages[i]
-		if img.W%4 != 0 || img.H%4 != 0 || len(img.Data) != int(img.W)*int(img.H)/2 {
-			invalidf("frame image %d: %dx%d with %d bytes of DXT1", i, img.W, img.H, len(img.Data))
+		data := img.Data
+		if img.Packed {
+			var err error
+			if unpacked, err = texture.ImageData(unpacked, img.Data, int(img.W), int(img.H), true); err != nil {
+				invalidf("frame image %d: %v", i, err)
+			}
+			data = unpacked
+		}
+		if img.W%4 != 0 || img.H%4 != 0 || len(data) != int(img.W)*int(img.H)/2 {
+			invalidf("frame image %d: %dx%d with %d bytes of DXT1", i, img.W, img.H, len(data))
 		}
 		e.u16(img.W)
 		e.u16(img.H)
 		e.bool(img.Flip)
-		e.raw(img.Data)
+		e.raw(data)
 	}
 
 	e.u64(uint64(len(t.CtxSwitches)))

@@ -52,8 +52,9 @@ func frameImageName(t *model.Trace, i int) string {
 }
 
 // exportFrameImages writes one PNG per base-set frame that has an image and
-// returns how many it wrote. Images are stored in the file as standard BC1
-// after Tracy's FixOrder and RDO, so they decode as they are.
+// returns how many it wrote. Images are standard BC1 after Tracy's FixOrder
+// and RDO (Zstd-packed when the trace comes straight from a capture), so
+// once unpacked they decode as they are.
 func exportFrameImages(t *model.Trace, dir string) (int, error) {
 	if len(t.FrameSets) == 0 {
 		return 0, nil
@@ -62,6 +63,7 @@ func exportFrameImages(t *model.Trace, dir string) (int, error) {
 		return 0, err
 	}
 	n := 0
+	var buf []byte // reused across packed images
 	for i, fr := range t.FrameSets[0].Frames {
 		if fr.Image < 0 {
 			continue
@@ -71,7 +73,14 @@ func exportFrameImages(t *model.Trace, dir string) (int, error) {
 		}
 		img := t.FrameImages[fr.Image]
 		path := filepath.Join(dir, frameImageName(t, i))
-		if err := writeFrameImage(path, img); err != nil {
+		data, err := texture.ImageData(buf, img.Data, int(img.W), int(img.H), img.Packed)
+		if err != nil {
+			return n, fmt.Errorf("frame %d image: %w", i, err)
+		}
+		if img.Packed {
+			buf = data
+		}
+		if err := writeFrameImage(path, img, data); err != nil {
 			return n, err
 		}
 		n++
@@ -81,7 +90,7 @@ func exportFrameImages(t *model.Trace, dir string) (int, error) {
 
 var errBadImageIndex = errors.New("frame image index out of range")
 
-func writeFrameImage(path string, img model.FrameImage) (err error) {
+func writeFrameImage(path string, img model.FrameImage, data []byte) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -91,7 +100,7 @@ func writeFrameImage(path string, img model.FrameImage) (err error) {
 			err = cerr
 		}
 	}()
-	if err := texture.WritePNG(f, img.Data, int(img.W), int(img.H), img.Flip); err != nil {
+	if err := texture.WritePNG(f, data, int(img.W), int(img.H), img.Flip); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/png"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/texture"
+	"github.com/gotracy/gotracy/tracefile"
 )
 
 // TestFramesExport exports the frame images of the real captures and checks
@@ -105,5 +107,51 @@ func TestFrameImageName(t *testing.T) {
 	tr.Metadata.FrameOffset = 100
 	if got := frameImageName(&tr, 2); got != "frame000101.png" {
 		t.Errorf("offset 100: %s", got)
+	}
+}
+
+// TestFramesExportPacked: a trace straight from a capture holds its images
+// Zstd-packed; exporting it must write the same PNGs as the file does, and
+// a corrupt packed image is an error, not a panic.
+func TestFramesExportPacked(t *testing.T) {
+	tr, err := tracefile.ReadFile(fixtures.Path(t, "demo.tracy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainDir, packedDir := t.TempDir(), t.TempDir()
+	nPlain, err := exportFrameImages(tr, plainDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := texture.NewPacker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for i := range tr.FrameImages {
+		img := &tr.FrameImages[i]
+		if img.Data, err = p.PackPrepared(nil, img.Data, int(img.W), int(img.H)); err != nil {
+			t.Fatal(err)
+		}
+		img.Packed = true
+	}
+	nPacked, err := exportFrameImages(tr, packedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nPacked != nPlain || nPlain == 0 {
+		t.Fatalf("exported %d packed images, %d plain", nPacked, nPlain)
+	}
+	files, _ := filepath.Glob(filepath.Join(plainDir, "*.png"))
+	for _, f := range files {
+		a, _ := os.ReadFile(f)
+		b, err := os.ReadFile(filepath.Join(packedDir, filepath.Base(f)))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: packed export differs (%v)", filepath.Base(f), err)
+		}
+	}
+	tr.FrameImages[0].Data = tr.FrameImages[0].Data[:10]
+	if _, err := exportFrameImages(tr, t.TempDir()); !errors.Is(err, texture.ErrCorrupt) {
+		t.Errorf("corrupt packed image: %v, want texture.ErrCorrupt", err)
 	}
 }
