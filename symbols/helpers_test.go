@@ -1,18 +1,15 @@
 package symbols
 
 import (
-	"bufio"
-	"bytes"
-	"debug/dwarf"
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gotracy/gotracy/internal/symtest"
 )
 
 // Test binaries are compiled once per test process into workDir; each
@@ -121,51 +118,7 @@ func runTool(t testing.TB, name string, args ...string) {
 // read with debug/dwarf directly (independently of our index), thinned to
 // at most max evenly spaced ones.
 func lineAddrs(t testing.TB, path string, max int) []uint64 {
-	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := f.DWARF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[uint64]bool{}
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			break
-		}
-		if e.Tag != dwarf.TagCompileUnit {
-			r.SkipChildren()
-			continue
-		}
-		lr, err := d.LineReader(e)
-		if err == nil && lr != nil {
-			var le dwarf.LineEntry
-			for lr.Next(&le) == nil {
-				if !le.EndSequence && le.Address != 0 {
-					seen[le.Address] = true
-				}
-			}
-		}
-		r.SkipChildren()
-	}
-	var out []uint64
-	for a := range seen {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	if max > 0 && len(out) > max {
-		thin := make([]uint64, 0, max)
-		for i := 0; i < max; i++ {
-			thin = append(thin, out[i*len(out)/max])
-		}
-		out = thin
-	}
-	return out
+	return symtest.LineAddrs(t, path, max)
 }
 
 // refFrame is one frame as an external tool printed it.
@@ -174,71 +127,22 @@ type refFrame struct {
 	line     int
 }
 
-// addr2line runs binutils addr2line -a -f -i -C over addrs and parses the
-// output per address.
+// addr2line runs binutils addr2line -a -f -i -C over addrs and returns the
+// frames of each address.
 func addr2line(t testing.TB, bin string, addrs []uint64) [][]refFrame {
 	t.Helper()
-	if _, err := exec.LookPath("addr2line"); err != nil {
-		t.Skip("addr2line (binutils) not installed")
-	}
-	var in bytes.Buffer
-	for _, a := range addrs {
-		in.WriteString("0x" + strconv.FormatUint(a, 16) + "\n")
-	}
-	cmd := exec.Command("addr2line", "-a", "-f", "-i", "-C", "-e", bin)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("addr2line: %v", err)
-	}
-	return parseA2L(t, out, len(addrs))
-}
-
-func parseA2L(t testing.TB, out []byte, n int) [][]refFrame {
 	var res [][]refFrame
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	for i := 0; i < len(lines); {
-		if !strings.HasPrefix(lines[i], "0x") {
-			t.Fatalf("addr2line output line %d: want address, got %q", i, lines[i])
-		}
-		i++
-		var frames []refFrame
-		for i+1 < len(lines)+1 && i < len(lines) && !strings.HasPrefix(lines[i], "0x") {
-			fr := refFrame{fn: lines[i]}
-			if i+1 < len(lines) {
-				fr.file, fr.line = splitFileLine(lines[i+1])
-			}
-			frames = append(frames, fr)
-			i += 2
+	for _, levels := range symtest.Addr2Line(t, bin, addrs) {
+		frames := make([]refFrame, len(levels))
+		for i, f := range levels {
+			frames[i] = refFrame{fn: f.Function, file: f.File, line: f.Line}
 		}
 		res = append(res, frames)
-	}
-	if len(res) != n {
-		t.Fatalf("addr2line answered %d addresses, asked %d", len(res), n)
 	}
 	return res
 }
 
-func splitFileLine(s string) (string, int) {
-	if i := strings.Index(s, " (discriminator"); i >= 0 {
-		s = s[:i]
-	}
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return s, 0
-	}
-	file := s[:i]
-	n, _ := strconv.Atoi(s[i+1:])
-	if file == "??" {
-		file = ""
-	}
-	return file, n
-}
+func splitFileLine(s string) (string, int) { return symtest.SplitFileLine(s) }
 
 // ours renders a Result the way addr2line would name things.
 func ours(res Result) []refFrame {

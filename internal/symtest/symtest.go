@@ -155,6 +155,7 @@ func Addr2Line(t testing.TB, bin string, addrs []uint64) [][]Frame {
 	}
 	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20) // demangled C++ template names can be long
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
@@ -166,7 +167,7 @@ func Addr2Line(t testing.TB, bin string, addrs []uint64) [][]Frame {
 		i++
 		var fs []Frame
 		for i+1 < len(lines) && !strings.HasPrefix(lines[i], "0x") {
-			file, line := splitFileLine(lines[i+1])
+			file, line := SplitFileLine(lines[i+1])
 			fs = append(fs, Frame{Function: lines[i], File: file, Line: line})
 			i += 2
 		}
@@ -178,7 +179,9 @@ func Addr2Line(t testing.TB, bin string, addrs []uint64) [][]Frame {
 	return res
 }
 
-func splitFileLine(s string) (string, int) {
+// SplitFileLine splits addr2line's "file:line (discriminator N)" into file
+// and line; "??" becomes "".
+func SplitFileLine(s string) (string, int) {
 	if i := strings.Index(s, " (discriminator"); i >= 0 {
 		s = s[:i]
 	}
