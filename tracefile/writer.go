@@ -338,37 +338,28 @@ func (p *payloadWriter) write() {
 		p.checkStr(id, what)
 		return uint64(id)
 	}
-	keys := sortedKeys(t.PtrStrings)
+	// A key→string map is written in key order, leaving out keys that name no string.
+	writeStrMap := func(m map[uint64]model.StrID, what string) {
+		keys := sortedKeys(m)
+		n := 0
+		for _, k := range keys {
+			if m[k] != model.NoString {
+				n++
+			}
+		}
+		e.u64(uint64(n))
+		for _, k := range keys {
+			if id := m[k]; id != model.NoString {
+				e.u64(k)
+				e.u64(ptrMap(id, what))
+				e.maybeFlush()
+			}
+		}
+	}
+	writeStrMap(t.PtrStrings, "pointer")
+	writeStrMap(t.ThreadNames, "thread name")
+	keys := sortedKeys(t.ExtThreadNames)
 	n := 0
-	for _, k := range keys {
-		if t.PtrStrings[k] != model.NoString {
-			n++
-		}
-	}
-	e.u64(uint64(n))
-	for _, k := range keys {
-		if id := t.PtrStrings[k]; id != model.NoString {
-			e.u64(k)
-			e.u64(ptrMap(id, "pointer"))
-			e.maybeFlush()
-		}
-	}
-	keys = sortedKeys(t.ThreadNames)
-	n = 0
-	for _, k := range keys {
-		if t.ThreadNames[k] != model.NoString {
-			n++
-		}
-	}
-	e.u64(uint64(n))
-	for _, k := range keys {
-		if id := t.ThreadNames[k]; id != model.NoString {
-			e.u64(k)
-			e.u64(ptrMap(id, "thread name"))
-		}
-	}
-	keys = sortedKeys(t.ExtThreadNames)
-	n = 0
 	for _, k := range keys {
 		if v := t.ExtThreadNames[k]; v[0] != model.NoString && v[1] != model.NoString {
 			n++
