@@ -100,7 +100,11 @@ func (o *object) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, error)
 			return out, nil
 		}
 	}
-	if s, ok := o.syms.find(addr); ok {
+	// A symbol names a line DWARF could not place in a function only when
+	// its extent is known (ELF sizes): a size-less one (COFF, Mach-O nlist)
+	// reaches up to the next symbol, over alignment padding that the line
+	// table covers and no function does (binutils leaves those unnamed too).
+	if s, ok := o.syms.find(addr); ok && (len(out) == start || s.size > 0) {
 		if len(out) > start {
 			out[start].Function, out[start].FuncAddr, out[start].HasFuncAddr = s.name, s.addr, true
 		} else {
