@@ -7,6 +7,9 @@ import (
 	"unsafe"
 
 	"github.com/ianlancetaylor/demangle"
+
+	"github.com/gotracy/gotracy/symbols/internal/itanium"
+	"github.com/gotracy/gotracy/symbols/internal/rustdemangle"
 )
 
 // Resolver turns (image, image-relative address) pairs into frames. It
@@ -164,10 +167,7 @@ func (r *Resolver) demangle(s string) string {
 	if ok {
 		return v
 	}
-	d := demangle.Filter(s)
-	// The demangler prints an empty trailing template pack as "<a, >";
-	// binutils and LLVM print "<a>". No valid name contains ", >".
-	d = strings.ReplaceAll(d, ", >", ">")
+	d := demangleName(s)
 	sh.mu.Lock()
 	if sh.m == nil {
 		sh.m = map[nameKey]string{}
@@ -175,6 +175,31 @@ func (r *Resolver) demangle(s string) string {
 	sh.m[k] = d
 	sh.mu.Unlock()
 	return d
+}
+
+// demangleName prints a symbol as binutils addr2line -C does, in
+// binutils' order: Rust first (v0 "_R" names, and legacy "_ZN" names with
+// their hash tail, which are valid C++ names too), then C++. Both fast
+// paths print exactly what their reference prints; the library takes the
+// C++ names the fast path leaves (see internal/itanium).
+func demangleName(s string) string {
+	if strings.HasPrefix(s, "_R") || strings.HasPrefix(s, "_ZN") {
+		if b, ok := rustdemangle.Append(nil, s); ok {
+			return string(b)
+		}
+		if s[1] == 'R' {
+			return s // binutils prints a malformed v0 name as it is
+		}
+	}
+	// The fast path prints what the lines below print, for almost every
+	// C++ name a compiler emits, without building an AST.
+	if d, ok := itanium.String(s); ok {
+		return d
+	}
+	d := demangle.Filter(s)
+	// The demangler prints an empty trailing template pack as "<a, >";
+	// binutils and LLVM print "<a>". No valid name contains ", >".
+	return strings.ReplaceAll(d, ", >", ">")
 }
 
 // chunk is the number of addresses a worker takes at a time: large enough
