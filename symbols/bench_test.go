@@ -161,23 +161,25 @@ func reportRate(b *testing.B, n int, cpu time.Duration) {
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
-// formatResults renders answers as addr2line text, so our side also pays
-// for producing output.
-func formatResults(buf *bytes.Buffer, res []Result) {
-	buf.Reset()
+// formatResults renders answers as addr2line text (every frame's
+// function, file and line), so our side also pays for producing output.
+// It appends to reused storage, as a real printer would.
+func formatResults(buf *[]byte, res []Result) {
+	b := (*buf)[:0]
 	for _, r := range res {
 		if len(r.Frames) == 0 {
-			buf.WriteString("??\n??:0\n")
+			b = append(b, "??\n??:0\n"...)
 		}
 		for _, f := range r.Frames {
-			buf.WriteString(f.Function)
-			buf.WriteByte('\n')
-			buf.WriteString(f.File)
-			buf.WriteByte(':')
-			buf.WriteString(strconv.Itoa(f.Line))
-			buf.WriteByte('\n')
+			b = append(b, f.Function...)
+			b = append(b, '\n')
+			b = append(b, f.File...)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(f.Line), 10)
+			b = append(b, '\n')
 		}
 	}
+	*buf = b
 }
 
 func benchBinary(b *testing.B, bin string) {
@@ -191,29 +193,36 @@ func benchBinary(b *testing.B, bin string) {
 	for _, a := range addrs {
 		fmt.Fprintf(&input, "0x%x\n", a)
 	}
-	var out bytes.Buffer
-	b.Run("gotracy-cold", func(b *testing.B) {
-		b.ReportAllocs()
-		c0 := cpuTime(syscall.RUSAGE_SELF)
-		for i := 0; i < b.N; i++ {
-			r, _ := New(WithDebugDirs())
-			formatResults(&out, r.Resolve(context.Background(), reqs))
-			r.Close()
-		}
-		reportRate(b, len(addrs), cpuTime(syscall.RUSAGE_SELF)-c0)
-	})
-	b.Run("gotracy-warm", func(b *testing.B) {
-		r, _ := New(WithDebugDirs())
-		defer r.Close()
-		r.Resolve(context.Background(), reqs)
-		b.ReportAllocs()
-		b.ResetTimer()
-		c0 := cpuTime(syscall.RUSAGE_SELF)
-		for i := 0; i < b.N; i++ {
-			formatResults(&out, r.Resolve(context.Background(), reqs))
-		}
-		reportRate(b, len(addrs), cpuTime(syscall.RUSAGE_SELF)-c0)
-	})
+	var text []byte
+	// The -nodemangle runs print mangled names: what the index and the
+	// printing cost without the demangler.
+	for _, v := range []struct {
+		suffix   string
+		demangle bool
+	}{{"", true}, {"-nodemangle", false}} {
+		b.Run("gotracy-cold"+v.suffix, func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := cpuTime(syscall.RUSAGE_SELF)
+			for i := 0; i < b.N; i++ {
+				r, _ := New(WithDebugDirs(), WithDemangle(v.demangle))
+				formatResults(&text, r.Resolve(context.Background(), reqs))
+				r.Close()
+			}
+			reportRate(b, len(addrs), cpuTime(syscall.RUSAGE_SELF)-c0)
+		})
+		b.Run("gotracy-warm"+v.suffix, func(b *testing.B) {
+			r, _ := New(WithDebugDirs(), WithDemangle(v.demangle))
+			defer r.Close()
+			r.Resolve(context.Background(), reqs)
+			b.ReportAllocs()
+			b.ResetTimer()
+			c0 := cpuTime(syscall.RUSAGE_SELF)
+			for i := 0; i < b.N; i++ {
+				formatResults(&text, r.Resolve(context.Background(), reqs))
+			}
+			reportRate(b, len(addrs), cpuTime(syscall.RUSAGE_SELF)-c0)
+		})
+	}
 	for _, tool := range []struct {
 		name string
 		args []string
@@ -225,6 +234,7 @@ func benchBinary(b *testing.B, bin string) {
 			if _, err := exec.LookPath(tool.name); err != nil {
 				b.Skipf("%s not installed", tool.name)
 			}
+			var out bytes.Buffer
 			c0 := cpuTime(syscall.RUSAGE_CHILDREN)
 			for i := 0; i < b.N; i++ {
 				cmd := exec.Command(tool.name, tool.args...)

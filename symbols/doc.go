@@ -54,15 +54,24 @@
 // Opening an image reads only the DWARF sections the index uses (never
 // location lists or frame tables; compressed ones are inflated with the
 // klauspost decoders), the unit headers with their root DIEs, and the
-// symbol table. A compile unit's line table (flattened into one sorted row
+// symbol table (on a goroutine of its own, names sharing the string
+// table). A compile unit's line table (flattened into one sorted row
 // array, sequences kept apart by end rows) and its function tree
 // (subprograms and inlined subroutines with their ranges; outermost
 // functions in a sorted range table) are built the first time an address
-// falls in it, once, behind a sync.Once, by a DWARF reader of our own that
-// allocates nothing per DIE: abbreviations are decoded once into arrays,
-// uninteresting DIEs are skipped by precomputed size or DW_AT_sibling, and
-// names are zero-copy strings over the section bytes. debug/dwarf is kept
-// in the tests only, as the oracle the index must agree with.
+// falls in it, once each: the first worker to need the unit reads its
+// function tree while a second one reads its line table. The DWARF reader
+// is our own and allocates nothing per DIE: abbreviations are decoded
+// once into arrays with each attribute's action and size, uninteresting
+// DIEs are skipped by precomputed size or DW_AT_sibling, and names of
+// abstract origins are memoised per build. The index arrays hold no
+// pointers, so the collector never scans them: 24-byte line rows,
+// 40-byte function nodes that name their function by a reference into a
+// string section, and 24-byte range entries that carry how far back an
+// overlapping range may start. They are built in scratch space the index
+// reuses for its next unit and copied out at their exact size.
+// debug/dwarf is kept in the tests only, as the oracle the index must
+// agree with.
 //
 // Go binaries are answered from the pclntab and the runtime's inline tree
 // (FUNCDATA_InlTree, PCDATA_InlTreeIndex), which give the same frames as
@@ -70,12 +79,14 @@
 // the pclntab cannot answer (cgo code, padding). Stripped Go binaries get
 // the same inlined frames.
 //
-// Every later lookup is a few binary searches and a short walk down the
-// inline tree. Opened images are cached per (path, id) for the life of the
-// Resolver. Resolve spreads a batch over WithWorkers goroutines (so the
-// units a batch touches are indexed in parallel); ResolveAsync does the
-// same without blocking the caller. All methods are safe for concurrent
-// use.
+// Every later lookup is a few branch-free binary searches and a short
+// walk down the inline tree. Opened images are cached per (path, id) for
+// the life of the Resolver. Resolve spreads a batch over WithWorkers
+// goroutines (so the units a batch touches are indexed in parallel); each
+// worker remembers the last image and the names it demangled, and appends
+// its results' frames to shared slabs, so a batch allocates a few hundred
+// times, not once per address. ResolveAsync does the same without
+// blocking the caller. All methods are safe for concurrent use.
 //
 // # Symbol server
 //

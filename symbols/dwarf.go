@@ -2,9 +2,12 @@ package symbols
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // dwarfIndex answers address queries from DWARF 2-5 data. Opening reads
@@ -18,19 +21,36 @@ import (
 type dwarfIndex struct {
 	s      *dwSections
 	units  []*cuIndex // sorted by offset
-	ranges []addrRange
+	ranges []span
 
 	// seqs indexes every line-table sequence of every unit. Unit ranges
 	// cover functions only, but line sequences also cover the padding
 	// between them, which binutils resolves; built on the first address no
 	// unit range answers.
 	seqOnce sync.Once
-	seqs    []addrRange
+	seqs    []span
+
+	scratch sync.Pool // of *buildScratch
 }
 
+// addrRange is an address range as read from DWARF.
 type addrRange struct {
 	lo, hi uint64
 	idx    int32 // unit index (unit table) or node index (function tree)
+}
+
+// span is an entry of a searchable range table (units, sequences,
+// functions): sorted by lo, built by prepSpans. back is how many entries
+// before this one may still cover an address at or above its lo (0 when
+// the ranges before it all end at or below lo, as with functions laid out
+// one after another), so findSpan looks back only as far as overlaps
+// require instead of a fixed window. It fits the padding of the
+// (lo, hi, idx) triple: the table stays 24 bytes an entry and
+// pointer-free.
+type span struct {
+	lo, hi uint64
+	idx    int32 // unit index (unit table) or node index (function tree)
+	back   int32
 }
 
 type cuIndex struct {
@@ -43,34 +63,39 @@ type cuIndex struct {
 	stmtList                      uint64
 	hasStmt                       bool
 
-	lineOnce  sync.Once
+	lineOnce  buildOnce
 	lineErr   error
-	funcsOnce sync.Once
+	funcsOnce buildOnce
 	funcsErr  error
 
 	rows  []lineRow
 	files []string // by the unit's file numbers
 	nodes []fnNode
-	kids  []addrRange // children ranges of all nodes, grouped by parent, sorted by lo
-	top   []addrRange // ranges of outermost functions, sorted by lo
+	kids  []span // children ranges of all nodes, grouped by parent, sorted by lo
+	top   []span // ranges of outermost functions, sorted by lo
 }
 
-// lineRow is one line-table row; end marks an end_sequence row whose address
-// is one past the sequence.
+// lineRow is one line-table row. An end_sequence row, whose address is one
+// past its sequence, has file endRow; it is a file number otherwise (-1:
+// none), which keeps the row at 24 bytes.
 type lineRow struct {
 	addr uint64
 	file int32
 	line int32
 	col  int32
 	disc int32
-	end  bool
 }
 
+const endRow = math.MinInt32
+
+func (r *lineRow) isEnd() bool { return r.file == endRow }
+
 // fnNode is a subprogram or inlined subroutine with code; its children's
-// ranges are kids[kidLo:kidHi].
+// ranges are kids[kidLo:kidHi]. It holds no pointer (the name is a
+// section reference), so the GC never scans a unit's node array.
 type fnNode struct {
-	name         string
 	entry        uint64 // lowest address (entry for real functions)
+	name         nameRef
 	kidLo, kidHi int32
 	callFile     int32 // for inlined subroutines: where the call was
 	callLine     int32
@@ -174,7 +199,7 @@ func newDwarfIndex(s *dwSections) (*dwarfIndex, error) {
 		for _, rg := range rs {
 			if rg.hi > rg.lo {
 				n++
-				x.ranges = append(x.ranges, addrRange{rg.lo, rg.hi, ui})
+				x.ranges = append(x.ranges, span{lo: rg.lo, hi: rg.hi, idx: ui})
 			}
 		}
 		if n == 0 {
@@ -183,23 +208,43 @@ func newDwarfIndex(s *dwSections) (*dwarfIndex, error) {
 			x.buildLines(cu)
 			for _, rg := range cu.lineRanges() {
 				if rg[1] > rg[0] {
-					x.ranges = append(x.ranges, addrRange{rg[0], rg[1], ui})
+					x.ranges = append(x.ranges, span{lo: rg[0], hi: rg[1], idx: ui})
 				}
 			}
 		}
 	}
-	sortRanges(x.ranges)
+	prepSpans(x.ranges)
 	return x, nil
 }
 
-func sortRanges(rs []addrRange) {
-	if slices.IsSortedFunc(rs, cmpRange) {
-		return
+// lookBack bounds how far back findRange and findSpan look for a smaller
+// range containing an address.
+const lookBack = 64
+
+// prepSpans sorts rs by lo (stably: among equal starts, DIE order decides
+// ties as before) and sets each entry's back.
+func prepSpans(rs []span) {
+	if !slices.IsSortedFunc(rs, cmpSpan) {
+		slices.SortStableFunc(rs, cmpSpan)
 	}
-	slices.SortStableFunc(rs, cmpRange)
+	var maxHi uint64 // highest hi of the entries before i
+	for i := range rs {
+		lo := rs[i].lo
+		rs[i].back = 0
+		if i > 0 && maxHi > lo {
+			// Earliest entry within the window still open at lo: only
+			// those can contain an address at or above lo.
+			for k := i - 1; k >= 0 && k > i-lookBack; k-- {
+				if rs[k].hi > lo {
+					rs[i].back = int32(i - k)
+				}
+			}
+		}
+		maxHi = max(maxHi, rs[i].hi)
+	}
 }
 
-func cmpRange(a, b addrRange) int {
+func cmpSpan(a, b span) int {
 	switch {
 	case a.lo < b.lo:
 		return -1
@@ -316,7 +361,8 @@ func (x *dwarfIndex) rangeList(u *cuIndex, v uint64, kind uint8, out []addrRange
 // findRange returns the smallest range in rs (sorted by lo) containing addr,
 // or -1. Ranges may overlap (code discarded by the linker is often left at
 // address 0), so it looks back a bounded distance instead of trusting the
-// nearest range.
+// nearest range. The index uses findSpan, which answers the same; this
+// plain form is the reference the oracle and the tests hold it to.
 func findRange(rs []addrRange, addr uint64) int {
 	lo, hi := 0, len(rs)
 	for lo < hi {
@@ -329,7 +375,40 @@ func findRange(rs []addrRange, addr uint64) int {
 	}
 	i := lo - 1
 	best := -1
-	for k := i; k >= 0 && k > i-64; k-- {
+	for k := i; k >= 0 && k > i-lookBack; k-- {
+		r := &rs[k]
+		if addr < r.hi && (best < 0 || r.hi-r.lo < rs[best].hi-rs[best].lo) {
+			best = k
+		}
+	}
+	return best
+}
+
+// findSpan is findRange over a table prepared by prepSpans: the same
+// answer, but it looks back only over the entries that overlap the
+// nearest one, which for functions is usually none.
+func findSpan(rs []span, addr uint64) int {
+	if len(rs) == 0 || rs[0].lo > addr {
+		return -1
+	}
+	// The last entry with lo <= addr, by a binary search without
+	// branches (the borrow of addr-lo masks the step): random addresses
+	// make the branches of the classic form unpredictable.
+	i, n := 0, len(rs)
+	for n > 1 {
+		half := n >> 1
+		_, borrow := bits.Sub64(addr, rs[i+half].lo, 0)
+		i += half &^ -int(borrow)
+		n -= half
+	}
+	if rs[i].back == 0 {
+		if addr < rs[i].hi {
+			return i
+		}
+		return -1
+	}
+	best := -1
+	for k := i; k >= i-int(rs[i].back); k-- {
 		r := &rs[k]
 		if addr < r.hi && (best < 0 || r.hi-r.lo < rs[best].hi-rs[best].lo) {
 			best = k
@@ -340,7 +419,7 @@ func findRange(rs []addrRange, addr uint64) int {
 
 // unitFor returns the unit whose range (the smallest) contains addr.
 func (x *dwarfIndex) unitFor(addr uint64) *cuIndex {
-	k := findRange(x.ranges, addr)
+	k := findSpan(x.ranges, addr)
 	if k < 0 {
 		return nil
 	}
@@ -355,7 +434,13 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 	var line, col, disc int
 	hasLine := false
 	if cu != nil {
-		x.buildLines(cu)
+		if !cu.lineOnce.done.Load() || !cu.funcsOnce.done.Load() {
+			// The first goroutine to need the unit reads its function
+			// tree (the longer job); one arriving meanwhile reads the
+			// line table instead of waiting.
+			x.tryBuildFuncs(cu)
+			x.buildLines(cu)
+		}
 		file, line, col, disc, hasLine = cu.line(addr)
 	}
 	if !hasLine {
@@ -384,7 +469,7 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 	}
 	root := &cu.nodes[path[0]]
 	leaf := len(path) - 1
-	f := Frame{Function: cu.nodes[path[leaf]].name, File: file, Line: line, Column: col, Discriminator: disc,
+	f := Frame{Function: x.name(cu.nodes[path[leaf]].name), File: file, Line: line, Column: col, Discriminator: disc,
 		Inlined: leaf > 0, FuncAddr: root.entry, HasFuncAddr: true}
 	out = append(out, f)
 	if !inlines {
@@ -392,7 +477,7 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 	}
 	for k := leaf; k > 0; k-- {
 		in := &cu.nodes[path[k]]
-		out = append(out, Frame{Function: cu.nodes[path[k-1]].name, File: cu.file(in.callFile),
+		out = append(out, Frame{Function: x.name(cu.nodes[path[k-1]].name), File: cu.file(in.callFile),
 			Line: int(in.callLine), Column: int(in.callCol), Inlined: k-1 > 0,
 			FuncAddr: root.entry, HasFuncAddr: true})
 	}
@@ -406,13 +491,13 @@ func (x *dwarfIndex) unitBySequence(addr uint64) *cuIndex {
 			x.buildLines(cu)
 			for _, r := range cu.lineRanges() {
 				if r[1] > r[0] {
-					x.seqs = append(x.seqs, addrRange{r[0], r[1], int32(i)})
+					x.seqs = append(x.seqs, span{lo: r[0], hi: r[1], idx: int32(i)})
 				}
 			}
 		}
-		sortRanges(x.seqs)
+		prepSpans(x.seqs)
 	})
-	k := findRange(x.seqs, addr)
+	k := findSpan(x.seqs, addr)
 	if k < 0 {
 		return nil
 	}
@@ -430,17 +515,17 @@ func (cu *cuIndex) file(i int32) string {
 // sequence, provided it is not the end of the sequence.
 func (cu *cuIndex) line(addr uint64) (file string, line, col, disc int, ok bool) {
 	rows := cu.rows
-	lo, hi := 0, len(rows)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if rows[m].addr <= addr {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	if len(rows) == 0 || rows[0].addr > addr {
+		return "", 0, 0, 0, false
 	}
-	i := lo - 1
-	if i < 0 || rows[i].end {
+	i, n := 0, len(rows) // as in findSpan
+	for n > 1 {
+		half := n >> 1
+		_, borrow := bits.Sub64(addr, rows[i+half].addr, 0)
+		i += half &^ -int(borrow)
+		n -= half
+	}
+	if rows[i].isEnd() {
 		return "", 0, 0, 0, false
 	}
 	r := &rows[i]
@@ -454,7 +539,7 @@ func (cu *cuIndex) lineRanges() [][2]uint64 {
 		if start < 0 {
 			start = i
 		}
-		if r.end {
+		if r.isEnd() {
 			out = append(out, [2]uint64{cu.rows[start].addr, r.addr})
 			start = -1
 		}
@@ -465,7 +550,7 @@ func (cu *cuIndex) lineRanges() [][2]uint64 {
 // funcChain returns node indices from the outermost function down to the
 // innermost inlined subroutine containing addr.
 func (cu *cuIndex) funcChain(addr uint64, chain []int32) []int32 {
-	k := findRange(cu.top, addr)
+	k := findSpan(cu.top, addr)
 	if k < 0 {
 		return chain
 	}
@@ -474,7 +559,7 @@ func (cu *cuIndex) funcChain(addr uint64, chain []int32) []int32 {
 		chain = append(chain, n)
 		nd := &cu.nodes[n]
 		c := cu.kids[nd.kidLo:nd.kidHi]
-		k := findRange(c, addr)
+		k := findSpan(c, addr)
 		if k < 0 {
 			break
 		}
@@ -483,11 +568,43 @@ func (cu *cuIndex) funcChain(addr uint64, chain []int32) []int32 {
 	return chain
 }
 
-// buildLines and buildFuncs run once per unit. The readers are
-// bounds-checked and report errors, but a corrupt unit must cost its own
-// addresses only, never the process, so a panic is turned into an error.
+// buildOnce is a sync.Once that can also be tried: tryDo runs f unless
+// it has run or is running, and returns at once in either case.
+type buildOnce struct {
+	mu   sync.Mutex
+	done atomic.Bool
+}
+
+func (b *buildOnce) do(f func()) {
+	if b.done.Load() {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.done.Load() {
+		defer b.done.Store(true)
+		f()
+	}
+}
+
+func (b *buildOnce) tryDo(f func()) {
+	if b.done.Load() || !b.mu.TryLock() {
+		return
+	}
+	defer b.mu.Unlock()
+	if !b.done.Load() {
+		defer b.done.Store(true)
+		f()
+	}
+}
+
+// buildLines and buildFuncs run once per unit, independently (function
+// nodes keep call_file numbers unchecked; cu.file checks them). The
+// readers are bounds-checked and report errors, but a corrupt unit must
+// cost its own addresses only, never the process, so a panic is turned
+// into an error.
 func (x *dwarfIndex) buildLines(cu *cuIndex) {
-	cu.lineOnce.Do(func() {
+	cu.lineOnce.do(func() {
 		defer func() {
 			if p := recover(); p != nil {
 				cu.rows, cu.files = nil, nil
@@ -499,16 +616,21 @@ func (x *dwarfIndex) buildLines(cu *cuIndex) {
 }
 
 func (x *dwarfIndex) buildFuncs(cu *cuIndex) {
-	x.buildLines(cu) // call_file numbers need the file table
-	cu.funcsOnce.Do(func() {
-		defer func() {
-			if p := recover(); p != nil {
-				cu.nodes, cu.kids, cu.top = nil, nil, nil
-				cu.funcsErr = fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, p)
-			}
-		}()
-		cu.funcsErr = x.readFuncs(cu)
-	})
+	cu.funcsOnce.do(func() { x.funcsNow(cu) })
+}
+
+func (x *dwarfIndex) tryBuildFuncs(cu *cuIndex) {
+	cu.funcsOnce.tryDo(func() { x.funcsNow(cu) })
+}
+
+func (x *dwarfIndex) funcsNow(cu *cuIndex) {
+	defer func() {
+		if p := recover(); p != nil {
+			cu.nodes, cu.kids, cu.top = nil, nil, nil
+			cu.funcsErr = fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, p)
+		}
+	}()
+	cu.funcsErr = x.readFuncs(cu)
 }
 
 func (x *dwarfIndex) readLines(cu *cuIndex) error {
@@ -519,14 +641,74 @@ func (x *dwarfIndex) readLines(cu *cuIndex) error {
 	if err != nil {
 		return fmt.Errorf("line table of %q: %w", cu.name, err)
 	}
-	rows, err := p.decodeLines(make([]lineRow, 0, max(16, (len(p.r.b)-p.r.off)/8)))
+	sc := x.getScratch()
+	defer x.putScratch(sc)
+	if sc.rows == nil {
+		// A row takes 10 to 20 bytes of program in optimised C++ (fewer
+		// at -O0): size the first scratch so that one unit seldom grows it.
+		sc.rows = make([]lineRow, 0, max(64, (len(p.r.b)-p.r.off)/10))
+	}
+	rows, err := p.decodeLines(sc.rows[:0])
+	sc.rows = rows[:0]
 	if err != nil {
 		return fmt.Errorf("line table of %q: %w", cu.name, err)
 	}
-	cu.rows = slices.Clip(rows)
+	cu.rows = exact(rows)
 	cu.files = p.files
 	return nil
 }
+
+// exact returns a copy of s with no spare capacity (nil when empty), for
+// index arrays built in reused scratch space. Its types hold no pointers,
+// so the copy is not zeroed first.
+func exact[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]T(nil), s...)
+}
+
+// buildScratch is the growable space a unit's index is built in before
+// being copied out at its exact size: growing the final arrays by
+// doubling cost more (copies and zeroing) than reading the DIEs. A
+// dwarfIndex pools the scratch of finished builds for its next units; the
+// pool lets the collector take it once no unit is being built.
+type buildScratch struct {
+	rows  []lineRow
+	nodes []fnNode
+	kids  []kidSpan
+	rs    []addrRange
+	stack []int32
+	start []int32
+	// names caches the names of abstract origins and specifications by
+	// DIE offset (+1, so 0 is empty), direct-mapped: an inlined function
+	// is met once per call site, and a probe costs far less than reading
+	// its DIE chain again or a map.
+	names *[nameCacheSize]struct {
+		off uint64
+		ref nameRef
+	}
+}
+
+const nameCacheBits = 12
+const nameCacheSize = 1 << nameCacheBits
+
+// kidSpan is a function range waiting to be grouped under its parent
+// (-1: the unit's top level).
+type kidSpan struct {
+	lo, hi uint64
+	parent int32
+	idx    int32
+}
+
+func (x *dwarfIndex) getScratch() *buildScratch {
+	if sc, ok := x.scratch.Get().(*buildScratch); ok {
+		return sc
+	}
+	return &buildScratch{}
+}
+
+func (x *dwarfIndex) putScratch(sc *buildScratch) { x.scratch.Put(sc) }
 
 // Tags whose children may hold code-bearing subprograms. Class, structure
 // and union bodies hold only declarations: GCC and Clang emit member
@@ -559,16 +741,19 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 	if !top.children {
 		return nil
 	}
-	// kid is a child range waiting to be grouped under its parent
-	// (parent -1: the unit's top level).
-	type kid struct {
-		parent int32
-		r      addrRange
+	sc := x.getScratch()
+	defer x.putScratch(sc)
+	if sc.nodes == nil {
+		// C++ units hold a function range per 100 to 200 bytes of DIEs.
+		est := min(max(64, int(cu.end-cu.die)/96), 1<<20)
+		sc.nodes = make([]fnNode, 0, est)
+		sc.kids = make([]kidSpan, 0, est)
 	}
-	var kids []kid
-	var rs []addrRange
-	stack := make([]int32, 1, 32)
-	stack[0] = -1
+	nodes, kids, rs := sc.nodes[:0], sc.kids[:0], sc.rs[:0]
+	stack := append(sc.stack[:0], -1)
+	defer func() {
+		sc.nodes, sc.kids, sc.rs, sc.stack = nodes[:0], kids[:0], rs[:0], stack[:0]
+	}()
 	for len(stack) > 0 {
 		if r.off >= len(r.b) {
 			break
@@ -603,19 +788,19 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 				if lp, ok := x.address(cu, d.lowpc, d.lowKind); ok {
 					n.entry = lp
 				}
-				n.name = x.nameOf(cu, &d, 0)
+				n.name = x.funcName(cu, &d, sc)
 				if n.inlined {
 					n.callFile = -1
-					if d.hasCallFile && d.callFile < uint64(len(cu.files)) {
+					if d.hasCallFile && d.callFile <= math.MaxInt32 {
 						n.callFile = int32(d.callFile)
 					}
 					n.callLine = int32(d.callLine)
 					n.callCol = int32(d.callCol)
 				}
-				idx := int32(len(cu.nodes))
-				cu.nodes = append(cu.nodes, n)
+				idx := int32(len(nodes))
+				nodes = append(nodes, n)
 				for _, rg := range rs {
-					kids = append(kids, kid{parent, addrRange{rg.lo, rg.hi, idx}})
+					kids = append(kids, kidSpan{rg.lo, rg.hi, parent, idx})
 				}
 				cur = idx
 			} else if parent < 0 {
@@ -648,26 +833,30 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 	}
 	// Group children under their parents (a counting sort keeps each
 	// group in DIE order), then sort each group by address.
-	start := make([]int32, len(cu.nodes)+2)
+	start := slices.Grow(sc.start[:0], 2*(len(nodes)+2))[:2*(len(nodes)+2)]
+	sc.start = start[:0]
+	clear(start)
+	start, fill := start[:len(nodes)+2], start[len(nodes)+2:]
 	for _, k := range kids {
 		start[k.parent+2]++
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	all := make([]addrRange, len(kids))
-	fill := slices.Clone(start)
+	copy(fill, start)
+	all := make([]span, len(kids))
 	for _, k := range kids {
-		all[fill[k.parent+1]] = k.r
+		all[fill[k.parent+1]] = span{lo: k.lo, hi: k.hi, idx: k.idx}
 		fill[k.parent+1]++
 	}
 	cu.top = all[:start[1]:start[1]]
-	sortRanges(cu.top)
+	prepSpans(cu.top)
 	cu.kids = all
+	cu.nodes = exact(nodes)
 	for i := range cu.nodes {
 		lo, hi := start[i+1], start[i+2]
 		cu.nodes[i].kidLo, cu.nodes[i].kidHi = lo, hi
-		sortRanges(all[lo:hi])
+		prepSpans(all[lo:hi])
 	}
 	return nil
 }
@@ -735,27 +924,64 @@ func (x *dwarfIndex) entryRanges(cu *cuIndex, d *dieAttrs, out []addrRange) []ad
 // nameOf returns the raw (possibly mangled) name of a function DIE: the
 // linkage name when there is one (addr2line prints it, demangled with -C),
 // else DW_AT_name, else the name of the abstract origin or specification.
-func (x *dwarfIndex) nameOf(cu *cuIndex, d *dieAttrs, depth int) string {
-	if s := x.str(cu, d.linkage, d.linkageKind); s != "" {
+func (x *dwarfIndex) nameOf(cu *cuIndex, d *dieAttrs, depth int) nameRef {
+	if s := x.strRef(cu, d.linkage, d.linkageKind); s != 0 {
 		return s
 	}
-	if s := x.str(cu, d.name, d.nameKind); s != "" {
+	if s := x.strRef(cu, d.name, d.nameKind); s != 0 {
 		return s
 	}
 	if depth > 8 {
-		return ""
+		return 0
 	}
 	if d.hasOrigin {
-		return x.nameAt(d.origin, depth+1)
+		return x.nameAt(cu, d.origin, depth+1)
 	}
 	if d.hasSpec {
-		return x.nameAt(d.spec, depth+1)
+		return x.nameAt(cu, d.spec, depth+1)
 	}
-	return ""
+	return 0
 }
 
-// unitAt returns the unit containing .debug_info offset off.
-func (x *dwarfIndex) unitAt(off uint64) *cuIndex {
+// funcName is nameOf for readFuncs, with the names it follows to other
+// DIEs cached in sc.
+func (x *dwarfIndex) funcName(cu *cuIndex, d *dieAttrs, sc *buildScratch) nameRef {
+	if s := x.strRef(cu, d.linkage, d.linkageKind); s != 0 {
+		return s
+	}
+	if s := x.strRef(cu, d.name, d.nameKind); s != 0 {
+		return s
+	}
+	var off uint64
+	switch {
+	case d.hasOrigin:
+		off = d.origin
+	case d.hasSpec:
+		off = d.spec
+	default:
+		return 0
+	}
+	if sc.names == nil {
+		sc.names = new([nameCacheSize]struct {
+			off uint64
+			ref nameRef
+		})
+	}
+	e := &sc.names[(off*0x9e3779b97f4a7c15)>>(64-nameCacheBits)]
+	if e.off == off+1 {
+		return e.ref
+	}
+	ref := x.nameAt(cu, off, 1)
+	e.off, e.ref = off+1, ref
+	return ref
+}
+
+// unitAt returns the unit containing .debug_info offset off; hint, the
+// unit being read, is where almost every reference points.
+func (x *dwarfIndex) unitAt(off uint64, hint *cuIndex) *cuIndex {
+	if hint != nil && off >= hint.die && off < hint.end {
+		return hint
+	}
 	i := sort.Search(len(x.units), func(i int) bool { return x.units[i].off > off }) - 1
 	if i < 0 || off >= x.units[i].end || off < x.units[i].die {
 		return nil
@@ -766,17 +992,20 @@ func (x *dwarfIndex) unitAt(off uint64) *cuIndex {
 // nameAt reads the name of the DIE at off. It is not cached: reading a
 // DIE's few attributes costs less than a map insertion and lookup, and
 // C++ units have as many origins as functions.
-func (x *dwarfIndex) nameAt(off uint64, depth int) string {
-	var s string
-	if u := x.unitAt(off); u != nil {
-		r := rd{b: x.s.info[:u.end], off: int(off), big: x.s.big}
-		if a := u.ab.get(r.uleb()); a != nil && !r.bad {
-			var d dieAttrs
-			u.readAttrs(&r, a, &d)
-			if !r.bad {
-				s = x.nameOf(u, &d, depth)
-			}
-		}
+func (x *dwarfIndex) nameAt(hint *cuIndex, off uint64, depth int) nameRef {
+	u := x.unitAt(off, hint)
+	if u == nil {
+		return 0
 	}
-	return s
+	r := rd{b: x.s.info[:u.end], off: int(off), big: x.s.big}
+	a := u.ab.get(r.uleb())
+	if a == nil || r.bad {
+		return 0
+	}
+	var d dieAttrs
+	u.readAttrs(&r, a, &d)
+	if r.bad {
+		return 0
+	}
+	return x.nameOf(u, &d, depth)
 }

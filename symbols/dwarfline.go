@@ -257,7 +257,10 @@ func (p *lineProgram) decodeLines(rows []lineRow) ([]lineRow, error) {
 		if file >= 0 && file < int64(len(p.files)) && p.filePresent[file] {
 			fi = int32(file)
 		}
-		row := lineRow{addr: addr, file: fi, line: int32(line), col: int32(col), disc: int32(disc), end: end}
+		if end {
+			fi = endRow
+		}
+		row := lineRow{addr: addr, file: fi, line: int32(line), col: int32(col), disc: int32(disc)}
 		if n := len(rows); n > seqStart && rows[n-1].addr == addr && !end {
 			rows[n-1] = row
 		} else {
@@ -366,7 +369,7 @@ func (p *lineProgram) decodeLines(rows []lineRow) ([]lineRow, error) {
 			k := s.start
 			for ; k < len(rows); k++ {
 				out = append(out, rows[k])
-				if rows[k].end {
+				if rows[k].isEnd() {
 					break
 				}
 			}

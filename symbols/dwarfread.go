@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"bytes"
 	"fmt"
 	"unsafe"
 )
@@ -183,10 +184,8 @@ func strAt(sec []byte, off uint64) string {
 		return ""
 	}
 	b := sec[off:]
-	for i, c := range b {
-		if c == 0 {
-			return bstr(b[:i])
-		}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return bstr(b[:i])
 	}
 	return ""
 }
@@ -282,7 +281,72 @@ const (
 type attrSpec struct {
 	attr uint16
 	form uint16
+	act  uint8 // what readAttrs does with the value (actSkip, ...)
+	size int8  // the value's size when fixed (formSize), else -1
 	ic   int64 // DW_FORM_implicit_const value
+}
+
+// Attribute actions, decided once per abbreviation so that reading a DIE
+// is one switch per attribute it keeps and an addition per one it skips.
+const (
+	actSkip = iota
+	actSibling
+	actName
+	actLinkage
+	actLowPC
+	actHighPC
+	actRanges
+	actOrigin
+	actSpec
+	actCallFile
+	actCallLine
+	actCallCol
+	actStmtList
+	actCompDir
+	actEntryPC
+	actStrOffBase
+	actAddrBase
+	actRnglistsBase
+)
+
+func attrAction(at uint16) uint8 {
+	switch at {
+	case atSibling:
+		return actSibling
+	case atName:
+		return actName
+	case atLinkageName, atMIPSLinkageName:
+		return actLinkage
+	case atLowPC:
+		return actLowPC
+	case atHighPC:
+		return actHighPC
+	case atRanges:
+		return actRanges
+	case atAbstractOrigin:
+		return actOrigin
+	case atSpecification:
+		return actSpec
+	case atCallFile:
+		return actCallFile
+	case atCallLine:
+		return actCallLine
+	case atCallColumn:
+		return actCallCol
+	case atStmtList:
+		return actStmtList
+	case atCompDir:
+		return actCompDir
+	case atEntryPC:
+		return actEntryPC
+	case atStrOffsetsBase:
+		return actStrOffBase
+	case atAddrBase:
+		return actAddrBase
+	case atRnglistsBase:
+		return actRnglistsBase
+	}
+	return actSkip
 }
 
 // abbrev is a decoded abbreviation. fixed is the byte size of all its
@@ -384,8 +448,11 @@ func parseAbbrevs(sec []byte, off uint64, addrSize, offSize, version uint8) (*ab
 			if form == formImplicitConst {
 				s.ic = r.sleb()
 			}
+			s.act = attrAction(s.attr)
+			sz := formSize(s.form, addrSize, offSize, version)
+			s.size = int8(sz)
 			if fixed >= 0 {
-				if sz := formSize(s.form, addrSize, offSize, version); sz >= 0 {
+				if sz >= 0 {
 					fixed += sz
 				} else {
 					fixed = -1
@@ -552,8 +619,8 @@ func (u *cuIndex) skipAttrs(r *rd, a *abbrev) {
 	}
 	for i := range a.attrs {
 		s := &a.attrs[i]
-		if sz := formSize(s.form, u.addrSize, u.offSize, u.version); sz >= 0 {
-			r.skip(uint64(sz))
+		if s.size >= 0 {
+			r.skip(uint64(s.size))
 			continue
 		}
 		u.readForm(r, s.form, s.ic)
@@ -589,82 +656,125 @@ type dieAttrs struct {
 func (u *cuIndex) readAttrs(r *rd, a *abbrev, d *dieAttrs) {
 	for i := range a.attrs {
 		s := &a.attrs[i]
-		switch s.attr {
-		case atSibling, atName, atLowPC, atHighPC, atAbstractOrigin, atSpecification, atRanges,
-			atCallFile, atCallLine, atCallColumn, atLinkageName, atMIPSLinkageName, atStmtList,
-			atCompDir, atStrOffsetsBase, atAddrBase, atRnglistsBase, atEntryPC:
-		default:
-			if sz := formSize(s.form, u.addrSize, u.offSize, u.version); sz >= 0 {
-				r.skip(uint64(sz))
+		if s.act == actSkip {
+			if s.size >= 0 {
+				r.skip(uint64(s.size))
 			} else {
 				u.readForm(r, s.form, s.ic)
 			}
 			continue
 		}
 		v, k := u.readForm(r, s.form, s.ic)
-		switch s.attr {
-		case atSibling:
+		switch s.act {
+		case actSibling:
 			d.sibling, d.hasSibling = v, k == vRef
-		case atName:
+		case actName:
 			d.name, d.nameKind = v, k
-		case atLinkageName, atMIPSLinkageName:
+		case actLinkage:
 			if d.linkageKind == vNone || s.attr == atLinkageName {
 				d.linkage, d.linkageKind = v, k
 			}
-		case atLowPC:
+		case actLowPC:
 			d.lowpc, d.lowKind = v, k
-		case atHighPC:
+		case actHighPC:
 			d.highpc, d.highKind = v, k
-		case atRanges:
+		case actRanges:
 			d.ranges, d.rangesKind = v, k
-		case atAbstractOrigin:
+		case actOrigin:
 			d.origin, d.hasOrigin = v, k == vRef
-		case atSpecification:
+		case actSpec:
 			d.spec, d.hasSpec = v, k == vRef
-		case atCallFile:
+		case actCallFile:
 			d.callFile, d.hasCallFile = v, k == vConst || k == vSConst
-		case atCallLine:
+		case actCallLine:
 			if k == vConst || k == vSConst {
 				d.callLine = v
 			}
-		case atCallColumn:
+		case actCallCol:
 			if k == vConst || k == vSConst {
 				d.callCol = v
 			}
-		case atStmtList:
+		case actStmtList:
 			d.stmtList, d.hasStmtList = v, k == vSecOff || k == vConst
-		case atCompDir:
+		case actCompDir:
 			d.compDir, d.compDirKind = v, k
-		case atEntryPC:
+		case actEntryPC:
 			d.entryPC, d.entryPCKind = v, k
-		case atStrOffsetsBase:
+		case actStrOffBase:
 			d.strOffBase, d.hasStrOffBase = v, k == vSecOff || k == vConst
-		case atAddrBase:
+		case actAddrBase:
 			d.addrBase, d.hasAddrBase = v, k == vSecOff || k == vConst
-		case atRnglistsBase:
+		case actRnglistsBase:
 			d.rnglistsBase, d.hasRnglistsBase = v, k == vSecOff || k == vConst
 		}
 	}
 }
 
-// str resolves a string-class value; "" for anything else.
-func (x *dwarfIndex) str(u *cuIndex, v uint64, k uint8) string {
+// nameRef locates a NUL-terminated string in .debug_str (refStr),
+// .debug_line_str (refLineStr) or .debug_info (refInfo) without a pointer:
+// bits 62-63 the section, 32-61 the length, 0-31 the offset (sections are
+// below 4 GiB). 0 is the empty string.
+type nameRef uint64
+
+const (
+	refStr     = 1
+	refLineStr = 2
+	refInfo    = 3
+)
+
+// makeRef refers to the string at off in sec (section kind sk).
+func makeRef(sk uint64, sec []byte, off uint64) nameRef {
+	if off >= uint64(len(sec)) || off >= 1<<32 {
+		return 0
+	}
+	n := bytes.IndexByte(sec[off:], 0)
+	if n <= 0 || n >= 1<<30 {
+		return 0
+	}
+	return nameRef(sk<<62 | uint64(n)<<32 | off)
+}
+
+// name returns the string a nameRef points to, sharing the section's
+// bytes.
+func (x *dwarfIndex) name(n nameRef) string {
+	var sec []byte
+	switch n >> 62 {
+	case refStr:
+		sec = x.s.str
+	case refLineStr:
+		sec = x.s.lineStr
+	case refInfo:
+		sec = x.s.info
+	default:
+		return ""
+	}
+	off, l := uint64(n)&(1<<32-1), uint64(n)>>32&(1<<30-1)
+	return unsafe.String(&sec[off], l)
+}
+
+// strRef resolves a string-class value; 0 for anything else.
+func (x *dwarfIndex) strRef(u *cuIndex, v uint64, k uint8) nameRef {
 	switch k {
 	case vStr:
-		return strAt(x.s.str, v)
+		return makeRef(refStr, x.s.str, v)
 	case vLineStr:
-		return strAt(x.s.lineStr, v)
+		return makeRef(refLineStr, x.s.lineStr, v)
 	case vInline:
-		return strAt(x.s.info, v)
+		return makeRef(refInfo, x.s.info, v)
 	case vStrx:
 		off := u.strOffBase + v*uint64(u.offSize)
 		if v > 1<<40 || off+uint64(u.offSize) > uint64(len(x.s.strOffsets)) {
-			return ""
+			return 0
 		}
 		r := rd{b: x.s.strOffsets, off: int(off), big: x.s.big}
-		return strAt(x.s.str, r.sized(u.offSize))
+		return makeRef(refStr, x.s.str, r.sized(u.offSize))
 	}
-	return ""
+	return 0
+}
+
+// str resolves a string-class value; "" for anything else.
+func (x *dwarfIndex) str(u *cuIndex, v uint64, k uint8) string {
+	return x.name(x.strRef(u, v, k))
 }
 
 // address resolves an address-class value (DW_FORM_addr or addrx).

@@ -169,11 +169,57 @@ func elfSymbols(f *elf.File) []sym {
 			out = append(out, e)
 		}
 	}
-	if ss, err := f.Symbols(); err == nil {
-		add(ss)
+	add(elfSymbolTable(f, elf.SHT_SYMTAB))
+	add(elfSymbolTable(f, elf.SHT_DYNSYM))
+	return out
+}
+
+// elfSymbolTable reads the symbols of the first section of type typ
+// (SHT_SYMTAB or SHT_DYNSYM), the null symbol left out, as debug/elf's
+// Symbols and DynamicSymbols do; but names share the string table's bytes
+// instead of being copied one by one (a Go binary has tens of thousands),
+// and versions are not read. A malformed table gives what could be read.
+func elfSymbolTable(f *elf.File, typ elf.SectionType) []elf.Symbol {
+	var sec *elf.Section
+	for _, s := range f.Sections {
+		if s.Type == typ {
+			sec = s
+			break
+		}
 	}
-	if ss, err := f.DynamicSymbols(); err == nil {
-		add(ss)
+	if sec == nil || sec.Link == 0 || int(sec.Link) >= len(f.Sections) {
+		return nil
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil
+	}
+	strs, err := f.Sections[sec.Link].Data()
+	if err != nil {
+		return nil
+	}
+	bo := f.ByteOrder
+	size := 24
+	if f.Class == elf.ELFCLASS32 {
+		size = 16
+	}
+	n := len(data) / size
+	if n <= 1 {
+		return nil
+	}
+	out := make([]elf.Symbol, 0, n-1)
+	for i := 1; i < n; i++ {
+		e := data[i*size : (i+1)*size]
+		var s elf.Symbol
+		if size == 24 {
+			s = elf.Symbol{Info: e[4], Other: e[5], Section: elf.SectionIndex(bo.Uint16(e[6:])),
+				Value: bo.Uint64(e[8:]), Size: bo.Uint64(e[16:])}
+		} else {
+			s = elf.Symbol{Value: uint64(bo.Uint32(e[4:])), Size: uint64(bo.Uint32(e[8:])),
+				Info: e[12], Other: e[13], Section: elf.SectionIndex(bo.Uint16(e[14:]))}
+		}
+		s.Name = strAt(strs, uint64(bo.Uint32(e)))
+		out = append(out, s)
 	}
 	return out
 }

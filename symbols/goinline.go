@@ -3,7 +3,7 @@ package symbols
 import (
 	"debug/elf"
 	"encoding/binary"
-	"slices"
+	"math/bits"
 	"sync"
 )
 
@@ -28,6 +28,7 @@ import (
 //     address) holds gofunc as its 41st word.
 type goInlTree struct {
 	bo                 binary.ByteOrder
+	big                bool // bo is big-endian; u32 avoids the interface call
 	quantum            uint64
 	text               uint64
 	nfunc              int
@@ -78,7 +79,7 @@ func newGoInlTree(f *elf.File, pcln []byte, pclnAddr uint64) (g *goInlTree) {
 		}
 		return pcln[o:]
 	}
-	g = &goInlTree{bo: bo, quantum: uint64(pcln[6]), text: word(h, 2), names: off(3), cutab: off(4), files: off(5), pctab: off(6), pcln: off(7)}
+	g = &goInlTree{bo: bo, big: bo == binary.BigEndian, quantum: uint64(pcln[6]), text: word(h, 2), names: off(3), cutab: off(4), files: off(5), pctab: off(6), pcln: off(7)}
 	if nfunc > uint64(len(g.pcln))/8 || g.quantum == 0 {
 		return nil
 	}
@@ -145,25 +146,30 @@ func (g *goInlTree) funcAt(pc uint64) ([]byte, uint64, uint32, bool) {
 		return nil, 0, 0, false
 	}
 	rel := pc - g.text
-	lo, hi := 0, g.nfunc
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if uint64(g.bo.Uint32(g.ftab[m*8:])) <= rel {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	i := lo - 1
-	if i < 0 || i >= g.nfunc {
+	if g.nfunc <= 0 || uint64(g.u32(g.ftab)) > rel {
 		return nil, 0, 0, false
 	}
-	fo := g.bo.Uint32(g.ftab[i*8+4:])
+	// The last entry at or below rel, without branches (see findSpan).
+	i, n := 0, g.nfunc
+	for n > 1 {
+		half := n >> 1
+		_, borrow := bits.Sub64(rel, uint64(g.u32(g.ftab[(i+half)*8:])), 0)
+		i += half &^ -int(borrow)
+		n -= half
+	}
+	fo := g.u32(g.ftab[i*8+4:])
 	if uint64(fo)+44 > uint64(len(g.pcln)) {
 		return nil, 0, 0, false
 	}
 	fn := g.pcln[fo:]
-	return fn, g.text + uint64(g.bo.Uint32(fn)), fo, true
+	return fn, g.text + uint64(g.u32(fn)), fo, true
+}
+
+func (g *goInlTree) u32(b []byte) uint32 {
+	if g.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
 }
 
 // goFunc is a function's decoded tables, built on its first lookup.
@@ -188,17 +194,25 @@ func (g *goInlTree) fn(pc uint64) (*goFunc, bool) {
 	if ok {
 		return f, true
 	}
-	f = &goFunc{name: strAt(g.names, uint64(g.bo.Uint32(raw[4:]))), entry: entry, cuOff: uint64(g.bo.Uint32(raw[32:]))}
-	f.file = g.table(g.bo.Uint32(raw[20:]))
-	f.line = g.table(g.bo.Uint32(raw[24:]))
-	npcdata, nfuncdata := uint64(g.bo.Uint32(raw[28:])), uint64(raw[43])
+	f = &goFunc{name: strAt(g.names, uint64(g.u32(raw[4:]))), entry: entry, cuOff: uint64(g.u32(raw[32:]))}
+	// The three tables are decoded into a stack buffer and copied into
+	// one array of their exact total size: one allocation per function
+	// instead of a growing slice per table.
+	var buf [256]pcv
+	tabs := g.table(buf[:0], g.u32(raw[20:]))
+	nFile := len(tabs)
+	tabs = g.table(tabs, g.u32(raw[24:]))
+	nLine := len(tabs)
+	npcdata, nfuncdata := uint64(g.u32(raw[28:])), uint64(raw[43])
 	if npcdata > pcdataInlTreeIndex && nfuncdata > funcdataInlTree && uint64(len(raw)) >= 44+4*(npcdata+nfuncdata) {
-		treeOff := g.bo.Uint32(raw[44+4*npcdata+4*funcdataInlTree:])
+		treeOff := g.u32(raw[44+4*npcdata+4*funcdataInlTree:])
 		if treeOff != ^uint32(0) && uint64(treeOff) < uint64(len(g.gofunc)) {
 			f.tree = g.gofunc[treeOff:]
-			f.inl = g.table(g.bo.Uint32(raw[44+4*pcdataInlTreeIndex:]))
+			tabs = g.table(tabs, g.u32(raw[44+4*pcdataInlTreeIndex:]))
 		}
 	}
+	all := exact(tabs)
+	f.file, f.line, f.inl = clip(all[:nFile]), clip(all[nFile:nLine]), clip(all[nLine:])
 	sh.mu.Lock()
 	if sh.m == nil {
 		sh.m = map[uint32]*goFunc{}
@@ -229,13 +243,21 @@ func (f *goFunc) at(t []pcv, pc uint64) int32 {
 	return t[lo].val
 }
 
-// table decodes the pc-value table at off into (end offset from the
-// entry, value) pairs; nil (every pc: -1) for offset 0.
-func (g *goInlTree) table(off uint32) []pcv {
+// table appends the pc-value table at off decoded into (end offset from
+// the entry, value) pairs; nothing (every pc: -1) for offset 0.
+func (g *goInlTree) table(out []pcv, off uint32) []pcv {
 	if off == 0 || uint64(off) >= uint64(len(g.pctab)) {
+		return out
+	}
+	return g.decodePCValue(out, off)
+}
+
+// clip returns t without spare capacity, nil when empty.
+func clip(t []pcv) []pcv {
+	if len(t) == 0 {
 		return nil
 	}
-	return g.decodePCValue(off)
+	return t[:len(t):len(t)]
 }
 
 // pcv: the value of a pc-value table below end (an offset from the entry).
@@ -252,9 +274,8 @@ type goTabShard struct {
 	_  [64 - 24 - 8]byte
 }
 
-func (g *goInlTree) decodePCValue(off uint32) []pcv {
+func (g *goInlTree) decodePCValue(out []pcv, off uint32) []pcv {
 	r := rd{b: g.pctab, off: int(off)}
-	var out []pcv
 	pc, val := uint64(0), int32(-1)
 	for n := 0; n < 1<<20; n++ {
 		uv := r.uleb()
@@ -268,7 +289,7 @@ func (g *goInlTree) decodePCValue(off uint32) []pcv {
 		}
 		out = append(out, pcv{uint32(pc), val})
 	}
-	return slices.Clip(out)
+	return out
 }
 
 // calls returns the inlined calls at pc, innermost first: each call's
@@ -283,8 +304,8 @@ func (g *goInlTree) calls(f *goFunc, pc uint64, out []goInlCall) []goInlCall {
 			break
 		}
 		c := f.tree[ix*16:]
-		nameOff := uint64(g.bo.Uint32(c[4:]))
-		parent := f.entry + uint64(int64(int32(g.bo.Uint32(c[8:]))))
+		nameOff := uint64(g.u32(c[4:]))
+		parent := f.entry + uint64(int64(int32(g.u32(c[8:]))))
 		out = append(out, goInlCall{name: strAt(g.names, nameOff), parentPC: parent})
 		if parent == pc {
 			break
@@ -350,5 +371,5 @@ func (g *goInlTree) fileLine(f *goFunc, pc uint64) (string, int32) {
 	if i+4 > uint64(len(g.cutab)) {
 		return "", line
 	}
-	return strAt(g.files, uint64(g.bo.Uint32(g.cutab[i:]))), line
+	return strAt(g.files, uint64(g.u32(g.cutab[i:]))), line
 }

@@ -347,7 +347,30 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 	}()
 	f := c.elf.f
 	o.serverBase = elfServerBase(f)
-	syms := elfSymbols(f)
+	// The symbol table is read and sorted on a goroutine of its own while
+	// this one reads the DWARF sections or the pclntab: opening is the
+	// part of a cold batch no other worker can help with. A panic there
+	// is raised again here, where the recover above reports it.
+	var syms []sym
+	var symsPanic any
+	symsDone := make(chan struct{})
+	go func() {
+		defer close(symsDone)
+		defer func() { symsPanic = recover() }()
+		syms = elfSymbols(f)
+	}()
+	waitSyms := func() {
+		<-symsDone
+		if symsPanic != nil {
+			panic(symsPanic)
+		}
+	}
+	defer func() {
+		if err == nil {
+			waitSyms()
+			o.syms = newSymtab(syms)
+		}
+	}()
 	o.elfGoTable(f)
 	dbg, dbgFile := f, io.ReaderAt(c.file)
 	if !c.elf.hasDWARF {
@@ -357,13 +380,13 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 		} else {
 			o.closers = append(o.closers, dc.file)
 			dbg, dbgFile = dc.elf.f, dc.file
+			waitSyms()
 			if len(syms) == 0 || !c.elf.hasSymtab {
 				syms = append(syms, elfSymbols(dbg)...)
 			}
 			o.debugPath = dc.path
 		}
 	}
-	o.syms = newSymtab(syms)
 	if dbg == f && !c.elf.hasDWARF {
 		return nil
 	}

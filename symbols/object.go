@@ -143,7 +143,7 @@ func (o *object) symbolList() []sym {
 			dw.buildFuncs(cu)
 			for _, n := range cu.nodes {
 				if !n.inlined {
-					out = append(out, sym{addr: n.entry, name: n.name})
+					out = append(out, sym{addr: n.entry, name: dw.name(n.name)})
 				}
 			}
 		}

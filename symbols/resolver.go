@@ -1,9 +1,11 @@
 package symbols
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ianlancetaylor/demangle"
@@ -21,9 +23,11 @@ type Resolver struct {
 	loc locator
 	sem chan struct{} // bounds concurrently resolving goroutines
 
-	mu     sync.Mutex
-	objs   map[imageKey]*objEntry
-	closed bool
+	mu         sync.Mutex
+	objs       map[imageKey]*objEntry
+	closed     bool
+	closedFlag atomic.Bool // closed, for workers that skip the lock
+	memos      []*demMemo  // idle workers' demangling memos
 
 	demangled [demangleShards]demangleShard
 }
@@ -68,6 +72,8 @@ func (r *Resolver) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
+	r.closedFlag.Store(true)
+	r.memos = nil
 	for _, e := range r.objs {
 		if e.obj != nil {
 			e.obj.close()
@@ -128,6 +134,100 @@ func (r *Resolver) Lookup(img Image, addr uint64) Result {
 
 func (r *Resolver) lookup(img Image, addr uint64, buf []Frame) Result {
 	o, err := r.object(img)
+	return r.lookupIn(o, err, addr, buf, nil)
+}
+
+// objMemo is a worker's memory of the last image it looked up: a batch
+// mostly names one image, and finding it again in the Resolver's map
+// (a lock shared by the workers, a hash of the path) cost more than the
+// index lookup itself.
+type objMemo struct {
+	img Image
+	o   *object
+	err error
+	ok  bool
+}
+
+func (r *Resolver) memoObject(m *objMemo, img Image) (*object, error) {
+	if m.ok && img.Path == m.img.Path && img.ID.Kind == m.img.ID.Kind &&
+		bytes.Equal(img.ID.Bytes, m.img.ID.Bytes) && !r.closedFlag.Load() {
+		return m.o, m.err
+	}
+	o, err := r.object(img)
+	*m = objMemo{img, o, err, true}
+	return o, err
+}
+
+// demMemo is a Resolve worker's memo of demangled names, direct-mapped by
+// the name's bytes' address as the Resolver's cache is (see nameKey): a
+// batch meets each function name many times, and the shared cache's
+// lock and hash cost more per frame than the rest of the lookup. It
+// holds only what r.demangle answered. Names stay where they are for the
+// Resolver's life (its images are never evicted), so a Resolver keeps
+// its workers' memos from one batch to the next.
+type demMemo [demMemoSize]struct {
+	p *byte
+	n int
+	v string
+}
+
+const (
+	demMemoBits   = 13 // 256 KB a worker
+	demMemoSize   = 1 << demMemoBits
+	demMemoProbes = 4
+)
+
+func (r *Resolver) getMemo() *demMemo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.memos); n > 0 {
+		m := r.memos[n-1]
+		r.memos = r.memos[:n-1]
+		return m
+	}
+	return new(demMemo)
+}
+
+func (r *Resolver) putMemo(m *demMemo) {
+	r.mu.Lock()
+	if !r.closed {
+		r.memos = append(r.memos, m)
+	}
+	r.mu.Unlock()
+}
+
+func (r *Resolver) demangleMemo(m *demMemo, s string) string {
+	if m == nil || len(s) < 3 || s[0] != '_' {
+		// Not an Itanium or Rust symbol: r.demangle answers at once.
+		return r.demangle(s)
+	}
+	p := unsafe.StringData(s)
+	h := (uint64(uintptr(unsafe.Pointer(p))) ^ uint64(len(s))<<40) * 0x9e3779b97f4a7c15
+	home := h >> (64 - demMemoBits)
+	// Open addressing over a few neighbouring slots: a large C++ batch
+	// names a few thousand functions, which a direct-mapped table of
+	// this size would keep evicting from each other.
+	for k := uint64(0); k < demMemoProbes; k++ {
+		e := &m[(home+k)&(demMemoSize-1)]
+		if e.p == p && e.n == len(s) {
+			return e.v
+		}
+		if e.p == nil {
+			v := r.demangle(s)
+			e.p, e.n, e.v = p, len(s), v
+			return v
+		}
+	}
+	v := r.demangle(s)
+	m[home] = struct {
+		p *byte
+		n int
+		v string
+	}{p, len(s), v}
+	return v
+}
+
+func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *demMemo) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -141,7 +241,7 @@ func (r *Resolver) lookup(img Image, addr uint64, buf []Frame) Result {
 			f.FuncAddr -= o.relBase
 		}
 		if r.o.demangle {
-			f.Function = r.demangle(f.Function)
+			f.Function = r.demangleMemo(dm, f.Function)
 		}
 	}
 	return Result{Frames: frames, Err: err}
@@ -206,6 +306,16 @@ func demangleName(s string) string {
 // to amortise scheduling, small enough to spread a batch over workers.
 const chunk = 256
 
+// A worker appends the frames of its results to one slab of slabFrames
+// frames, starting a new slab when fewer than slabReserve are left (an
+// answer that outgrows the rest gets its own array): one allocation per
+// few hundred addresses instead of one or two per address. A Result keeps
+// its slab alive, 45 KB at most.
+const (
+	slabFrames  = 512
+	slabReserve = 16
+)
+
 // Resolve resolves a batch on up to WithWorkers goroutines and returns the
 // results in request order. It returns early with ctx's error in the
 // unresolved results when ctx is cancelled.
@@ -232,6 +342,13 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 				return
 			}
 			defer func() { <-r.sem }()
+			var slab []Frame
+			var memo objMemo
+			var dm *demMemo
+			if r.o.demangle {
+				dm = r.getMemo()
+				defer r.putMemo(dm)
+			}
 			for c := range next {
 				lo, hi := c*chunk, min((c+1)*chunk, len(reqs))
 				for i := lo; i < hi; i++ {
@@ -239,7 +356,20 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 						res[i].Err = ctx.Err()
 						continue
 					}
-					res[i] = r.lookup(reqs[i].Image, reqs[i].Addr, nil)
+					if cap(slab)-len(slab) < slabReserve {
+						slab = make([]Frame, 0, slabFrames)
+					}
+					tail := slab[len(slab):]
+					o, err := r.memoObject(&memo, reqs[i].Image)
+					res[i] = r.lookupIn(o, err, reqs[i].Addr, tail, dm)
+					// Frames are capped so that appending to one Result
+					// cannot overwrite the next.
+					if f := res[i].Frames; len(f) <= cap(tail) && len(f) > 0 && &f[0] == &tail[:1][0] {
+						slab = slab[:len(slab)+len(f)] // answered in place
+						res[i].Frames = f[:len(f):len(f)]
+					} else if f != nil {
+						res[i].Frames = f[:len(f):len(f)]
+					}
 				}
 			}
 		}()
