@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // dwarfIndex answers address queries from DWARF 2-5 data. Opening reads
@@ -664,6 +665,13 @@ func (x *dwarfIndex) readLines(cu *cuIndex) error {
 func exact[T any](s []T) []T {
 	if len(s) == 0 {
 		return nil
+	}
+	if size := uintptr(len(s)) * unsafe.Sizeof(s[0]); size >= hugeMin {
+		// Advised before the copy first touches it (see sectionBuf).
+		out := make([]T, len(s))
+		adviseHuge(unsafe.Pointer(unsafe.SliceData(out)), size)
+		copy(out, s)
+		return out
 	}
 	return append([]T(nil), s...)
 }

@@ -59,7 +59,7 @@ func inflate(kind uint32, src []byte, size uint64) ([]byte, error) {
 	if size > maxInflate(len(src)) {
 		return nil, fmt.Errorf("%w: compressed section claims %d bytes from %d", ErrMalformed, size, len(src))
 	}
-	out := make([]byte, size)
+	out := sectionBuf(size)
 	var r io.Reader
 	switch kind {
 	case 1: // ELFCOMPRESS_ZLIB
@@ -118,7 +118,7 @@ func elfDWARFSections(f *elf.File, r io.ReaderAt) (*dwSections, error) {
 		if sec.FileSize > 1<<32 {
 			return nil, fmt.Errorf("%w: section %s: %d bytes", ErrMalformed, sec.Name, sec.FileSize)
 		}
-		raw := make([]byte, sec.FileSize)
+		raw := sectionBuf(sec.FileSize)
 		if _, err := r.ReadAt(raw, int64(sec.Offset)); err != nil {
 			return nil, fmt.Errorf("%w: section %s: %v", ErrMalformed, sec.Name, err)
 		}

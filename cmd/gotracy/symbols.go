@@ -125,10 +125,25 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 		// addr2line refuses to start without the binary.
 		return fmt.Errorf("symbols resolve: %w", err)
 	}
-	w := bufio.NewWriter(e.stdout)
+	w := bufio.NewWriterSize(e.stdout, 256<<10)
 	defer w.Flush()
 	p := a2lPrinter{f: f, w: w}
-	one := func(s string) {
+	// Addresses are resolved in batches, on the Resolver's workers: one
+	// Lookup per line costs a round of locks and lookups per address and
+	// leaves the other cores idle.
+	var batch []uint64
+	var reqs []symbols.Request
+	resolve := func() {
+		reqs = reqs[:0]
+		for _, a := range batch {
+			reqs = append(reqs, symbols.Request{Image: img, Addr: a - mod.Base})
+		}
+		for i, res := range r.Resolve(context.Background(), reqs) {
+			p.print(batch[i], res)
+		}
+		batch = batch[:0]
+	}
+	add := func(s string) {
 		s = strings.TrimSpace(s)
 		if s == "" {
 			return
@@ -138,26 +153,36 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 			// addr2line prints unparsable input as address 0.
 			a = 0
 		}
-		res := r.Lookup(img, a-mod.Base)
-		p.print(a, res)
+		batch = append(batch, a)
 	}
 	if len(addrs) > 0 {
 		for _, s := range addrs {
-			one(s)
+			add(s)
 		}
+		resolve()
 		return nil
 	}
-	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 4096), 1<<20)
-	for sc.Scan() {
-		one(sc.Text())
-		// Flush per line: callers use us as a coprocess and wait for the
-		// answer before sending the next address.
-		if err := w.Flush(); err != nil {
+	in := bufio.NewReaderSize(stdin, 64<<10)
+	for {
+		line, err := in.ReadString('\n')
+		add(line)
+		// Answer what has arrived once the input has no more lines ready
+		// (or a batch is full): callers use us as a coprocess and wait for
+		// each answer before sending the next address, while a pipe full of
+		// addresses is read and answered a buffer at a time.
+		if err != nil || in.Buffered() == 0 || len(batch) >= 8192 {
+			resolve()
+			if ferr := w.Flush(); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 	}
-	return sc.Err()
 }
 
 func parseAddr(s string) (uint64, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
@@ -126,6 +127,36 @@ func TestSymbolsResolveStdinPipe(t *testing.T) {
 	inW.Close()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A pipe full of addresses is answered in batches on the Resolver's
+// workers; the output is still addr2line's, address for address, for
+// more addresses than one batch and one read buffer hold.
+func TestSymbolsResolveStdinBatches(t *testing.T) {
+	if _, err := exec.LookPath("addr2line"); err != nil {
+		t.Skip("addr2line (binutils) not installed")
+	}
+	bin, addrs := symbolsTestBinary(t)
+	var in strings.Builder
+	for len(in.String()) < 200<<10 {
+		for _, a := range addrs {
+			in.WriteString(a + "\n")
+		}
+	}
+	cmd := exec.Command("addr2line", "-e", bin, "-a", "-f", "-i", "-C")
+	cmd.Stdin = strings.NewReader(in.String())
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	f := &symbolsFlags{exe: bin, functions: true, addresses: true, inlines: true, demangle: true}
+	if err := symbolsResolve(&env{stdout: &out, stderr: io.Discard}, f, nil, strings.NewReader(in.String())); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != string(want) {
+		t.Errorf("output differs from addr2line:\n%s", lineDiff(out.String(), string(want)))
 	}
 }
 
