@@ -1,7 +1,6 @@
 package itanium
 
 import (
-	"bytes"
 	"strings"
 	"sync"
 )
@@ -94,6 +93,10 @@ type Demangler struct {
 	closure int
 	cast    int
 	abbrev  int32 // the last bare standard abbreviation parsed
+	// lastName is binutils' last_name: the last source name (or the
+	// long name of a standard abbreviation) parsed outside template
+	// arguments and ABI tags, which names a constructor or destructor.
+	lastName int32
 
 	// printing
 	buf      []byte // String's scratch output
@@ -103,8 +106,19 @@ type Demangler struct {
 	floor    int
 	saved    []int32
 	pdepth   int
-	packNode int32
+	packNode int32 // the pack being expanded (-1: none)
+	// packElem is binutils' pack_index: which element of a pack a
+	// template parameter bound to it prints. Binutils starts it at 0
+	// and leaves it at the last element an expansion printed, so a
+	// parameter bound to a pack outside any expansion prints one
+	// element (and fails on an empty pack).
 	packElem int32
+	// ghost is the output length at which the last printed character
+	// is a space although the output ends in something else: binutils
+	// takes back the ", " before a list element that printed nothing
+	// but not its record of the last character, so "A<int>" followed by
+	// an empty pack closes with ">" instead of " >".
+	ghost int
 }
 
 var pool = sync.Pool{New: func() any { return new(Demangler) }}
@@ -159,29 +173,8 @@ func (d *Demangler) Append(dst []byte, mangled string) (out []byte, ok bool) {
 	d.print(n)
 	res := d.out
 	d.out, d.str = nil, ""
-	return fixEmptyPack(res, d.start), true
+	return res, true
 }
-
-// fixEmptyPack applies the symbols package's rewrite of ", >" to ">"
-// (the library prints an empty trailing pack that way) in place.
-func fixEmptyPack(b []byte, start int) []byte {
-	i := bytes.Index(b[start:], emptyPack)
-	if i < 0 {
-		return b
-	}
-	w := start + i
-	for r := w; r < len(b); r++ {
-		if b[r] == ',' && r+2 < len(b) && b[r+1] == ' ' && b[r+2] == '>' {
-			r++
-			continue
-		}
-		b[w] = b[r]
-		w++
-	}
-	return b[:w]
-}
-
-var emptyPack = []byte(", >")
 
 // isOldRust reports whether the library would try its legacy Rust
 // demangler on s; those are left to it.
@@ -220,8 +213,10 @@ func (d *Demangler) reset(s string, dst []byte) {
 	d.floor = 0
 	d.saved = d.saved[:0]
 	d.abbrev = -1
+	d.lastName = -1
+	d.ghost = -1
 	d.pdepth = 0
-	d.packNode, d.packElem = -1, -1
+	d.packNode, d.packElem = -1, 0
 }
 
 func (d *Demangler) fail() { panic(failure{}) }

@@ -214,20 +214,6 @@ func (d *Demangler) nestedName() int32 {
 	return a
 }
 
-func (d *Demangler) getLast(a int32) int32 {
-	for {
-		n := &d.nodes[a]
-		switch n.kind {
-		case kTemplate, kTagged:
-			a = n.a
-		case kQual:
-			a = n.b
-		default:
-			return a
-		}
-	}
-}
-
 func (d *Demangler) prefix() int32 {
 	a, last := int32(-1), int32(-1)
 	cast := false // an unfinished conversion operator: the library refuses a second
@@ -267,7 +253,14 @@ func (d *Demangler) prefix() int32 {
 			if inheriting {
 				base = d.demangleType()
 			}
-			next = d.mk(kCtor, d.getLast(last), base, sref{})
+			// binutils names a constructor after the last source name
+			// parsed outside template arguments, not after the last
+			// component of the prefix: Ut_C1 prints the enclosing
+			// class's name, CI2 the base class's (parsed just above).
+			if d.lastName < 0 {
+				d.fail()
+			}
+			next = d.mk(kCtor, d.lastName, base, sref{})
 			if d.peek() == 'B' {
 				next = d.taggedName(next)
 			}
@@ -281,12 +274,28 @@ func (d *Demangler) prefix() int32 {
 				d.fail()
 			}
 			d.pos += 2
-			next = d.mk(kDtor, d.getLast(last), -1, sref{})
+			if d.lastName < 0 {
+				d.fail()
+			}
+			next = d.mk(kDtor, d.lastName, -1, sref{})
 			if d.peek() == 'B' {
 				next = d.taggedName(next)
 			}
 		case c == 'S':
+			if a >= 0 {
+				d.fail() // binutils: a substitution only starts a prefix
+			}
 			next = d.substitution(true)
+			if d.peek() == 'E' {
+				d.fail() // nor is it a whole nested name (NSoE)
+			}
+			switch d.nodes[next].kind {
+			case kName, kQual, kTemplate, kTagged, kTParam, kUnnamed, kClosure:
+			default:
+				// A qualified or compound type as a scope (mutants
+				// only): binutils prints it in its own way.
+				d.fail()
+			}
 		case c == 'I':
 			if a < 0 {
 				d.fail()
@@ -304,6 +313,9 @@ func (d *Demangler) prefix() int32 {
 				d.fail()
 			}
 			d.pos++
+			if d.peek() == 'E' {
+				d.fail() // binutils wants a name after the lambda scope
+			}
 			continue
 		default:
 			d.fail()
@@ -349,11 +361,13 @@ func (d *Demangler) unqualifiedName() int32 {
 }
 
 func (d *Demangler) taggedName(a int32) int32 {
+	saved := d.lastName // binutils: ABI tags do not name constructors
 	for d.peek() == 'B' {
 		d.pos++
 		t := d.sourceName()
 		a = d.mk(kTagged, a, t, sref{})
 	}
+	d.lastName = saved
 	return a
 }
 
@@ -371,7 +385,8 @@ func (d *Demangler) sourceName() int32 {
 			id = sAnonymous
 		}
 	}
-	return d.mkName(id)
+	d.lastName = d.mkName(id)
+	return d.lastName
 }
 
 func (d *Demangler) operatorName() int32 {
@@ -419,12 +434,6 @@ func (d *Demangler) closureTypeName() int32 {
 // discriminator skips a <discriminator>; GNU style does not print it.
 func (d *Demangler) discriminator() {
 	if d.peek() != '_' {
-		for i := d.pos; i < len(d.str); i++ {
-			if !isDigit(d.str[i]) {
-				return
-			}
-		}
-		d.pos = len(d.str)
 		return
 	}
 	d.pos++
@@ -722,11 +731,19 @@ func (d *Demangler) demangleType() int32 {
 	if q != 0 {
 		switch n := d.nodes[ret]; n.kind {
 		case kFunc:
+			if c != 'F' {
+				d.fail() // a qualified substitution of a function type
+			}
 			ret = d.mkQual(kMWQ, ret, q)
 		case kTWQ:
 			// Qualifiers on a qualified type (a substitution, an array
-			// with qualified elements) merge into one list.
-			ret = d.mkQual(kTWQ, n.a, mergeQuals(q, n.flag))
+			// with qualified elements): binutils prints the inner ones
+			// first, then these, as one list would print.
+			qq, ok := stackQuals(n.flag, q)
+			if !ok || d.nodes[n.a].kind == kArray {
+				d.fail()
+			}
+			ret = d.mkQual(kTWQ, n.a, qq)
 		case kMWQ:
 			d.fail() // the library merges into the shared node in place
 		default:
@@ -847,8 +864,10 @@ func (d *Demangler) stdAbbrev(c byte, verbose bool) int32 {
 	case 't':
 		return d.mkName(sStd)
 	case 'a':
+		d.lastName = d.mkName(sAllocator)
 		return d.stdQual(sAllocator)
 	case 'b':
+		d.lastName = d.mkName(sBasicString)
 		return d.stdQual(sBasicString)
 	}
 	var short, long sref
@@ -864,6 +883,7 @@ func (d *Demangler) stdAbbrev(c byte, verbose bool) int32 {
 	default:
 		d.fail()
 	}
+	d.lastName = d.mkName(long)
 	if !verbose {
 		return d.stdQual(short)
 	}
@@ -884,7 +904,8 @@ func (d *Demangler) stdAbbrev(c byte, verbose bool) int32 {
 func (d *Demangler) templateArgs(name int32, k kind) int32 {
 	d.enter()
 	defer d.leave()
-	d.pos++ // I or J
+	d.pos++             // I or J
+	saved := d.lastName // binutils: template arguments do not name constructors
 	from := len(d.tmp)
 	for d.peek() != 'E' {
 		if d.eof() {
@@ -897,6 +918,7 @@ func (d *Demangler) templateArgs(name int32, k kind) int32 {
 		}
 	}
 	d.pos++
+	d.lastName = saved
 	lo, hi, tp := d.list(from)
 	return d.add(node{kind: k, a: name, b: -1, lo: lo, hi: hi, hasTP: tp || (name >= 0 && d.nodes[name].hasTP)})
 }
@@ -961,20 +983,17 @@ func (d *Demangler) unresolvedName() int32 {
 	switch d.peek() {
 	case 'T', 'D', 'S':
 		t := d.demangleType()
-		n := d.mk(kQual, t, d.baseUnresolvedName(), sref{})
-		if d.peek() == 'I' {
-			n = d.templateArgs(n, kTemplate)
-			d.addSub(n)
-		}
-		return n
+		return d.mk(kQual, t, d.baseUnresolvedName(), sref{})
 	case 'N':
 		d.fail()
 	}
+	// binutils reads the qualifiers as a <prefix> that adds no
+	// substitution candidates (the library adds them, which shifts the
+	// numbering of every later S<n>_).
 	s := int32(-1)
 	for d.peek() != 'E' {
 		n := d.sourceName()
 		if d.peek() == 'I' {
-			d.addSub(n)
 			n = d.templateArgs(n, kTemplate)
 		}
 		if s < 0 {
@@ -982,6 +1001,9 @@ func (d *Demangler) unresolvedName() int32 {
 		} else {
 			s = d.mk(kQual, s, n, sref{})
 		}
+	}
+	if s < 0 {
+		d.fail()
 	}
 	d.pos++
 	return d.mk(kQual, s, d.baseUnresolvedName(), sref{})

@@ -17,6 +17,9 @@ func (d *Demangler) w(s string) { d.out = append(d.out, s...) }
 func (d *Demangler) wb(b byte) { d.out = append(d.out, b) }
 
 func (d *Demangler) last() byte {
+	if len(d.out) == d.ghost {
+		return ' '
+	}
 	if len(d.out) > d.start {
 		return d.out[len(d.out)-1]
 	}
@@ -35,8 +38,10 @@ func (d *Demangler) resolve(n int32) int32 {
 			d.fail()
 		}
 		arg := d.nodes[n].a
-		if arg == d.packNode && d.packElem >= 0 {
-			p := &d.nodes[arg]
+		if p := &d.nodes[arg]; p.kind == kPack {
+			if d.packElem >= p.hi-p.lo {
+				d.fail()
+			}
 			return d.lists[p.lo+d.packElem]
 		}
 		n = arg
@@ -90,7 +95,7 @@ func (d *Demangler) print1(n int32) {
 			d.wb(' ')
 		}
 		d.wb('<')
-		d.printList(nd.lo, nd.hi, true)
+		d.printList(nd.lo, nd.hi)
 		if d.last() == '>' {
 			d.wb(' ')
 		}
@@ -122,7 +127,7 @@ func (d *Demangler) print1(n int32) {
 		d.print(nd.a)
 	case kClosure:
 		d.w("{lambda(")
-		d.printList(nd.lo, nd.hi, false)
+		d.printList(nd.lo, nd.hi)
 		d.w(")#")
 		d.wnum(nd.num + 1)
 		d.wb('}')
@@ -184,11 +189,22 @@ func (d *Demangler) print1(n int32) {
 				d.fail() // merged while parsing; cannot happen
 			}
 			// A qualified template parameter whose argument is
-			// qualified: the library merges the lists (outer first).
-			d.print(d.mkQual(kTWQ, d.nodes[b].a, mergeQuals(nd.flag, d.nodes[b].flag)))
+			// qualified: binutils prints the argument's qualifiers,
+			// then the parameter's.
+			qq, ok := stackQuals(d.nodes[b].flag, nd.flag)
+			if !ok {
+				d.fail()
+			}
+			d.print(d.mkQual(kTWQ, d.nodes[b].a, qq))
 			return
 		case kFunc, kMWQ:
 			d.fail() // the library rewrites these while simplifying
+		case kArray:
+			if nd.flag > 3 {
+				// Two or more qualifiers pending over an array: binutils
+				// hands them down to the element type in reverse order.
+				d.fail()
+			}
 		}
 		d.push(n)
 		d.print(nd.a)
@@ -221,18 +237,21 @@ func (d *Demangler) print1(n int32) {
 			d.printDimension(nd)
 		}
 	case kPtrMem:
+		switch d.nodes[d.resolve(nd.a)].kind {
+		case kName, kQual, kTemplate, kTagged:
+		default:
+			// A member pointer into a function, pointer or builtin type
+			// (only mutated names have one): binutils and the library
+			// print the nesting differently.
+			d.fail()
+		}
 		d.push(n)
 		d.print(nd.b)
 		if d.hasInner() {
 			d.printOneInner(false)
 		}
 	case kPack:
-		for i := nd.lo; i < nd.hi; i++ {
-			if i > nd.lo {
-				d.w(", ")
-			}
-			d.print(d.lists[i])
-		}
+		d.printList(nd.lo, nd.hi)
 	case kPackExp:
 		if nd.b < 0 || d.packNode >= 0 {
 			d.fail()
@@ -244,7 +263,7 @@ func (d *Demangler) print1(n int32) {
 			}
 			d.packNode, d.packElem = nd.b, i
 			d.print(nd.a)
-			d.packNode, d.packElem = -1, -1
+			d.packNode = -1
 		}
 	case kLiteral:
 		d.printLiteral(nd)
@@ -310,7 +329,10 @@ func (d *Demangler) printLiteral(nd node) {
 				d.w("true")
 			}
 			return
-		case tn.s == sNullptr && (val == "" || val == "0"):
+		case tn.s == sNullptr && val == "":
+			if nd.flag == 1 {
+				d.fail()
+			}
 			d.print(t)
 			return
 		case tn.s == builtinRef['d'] || tn.s == builtinRef['e'] || tn.s == builtinRef['f'] || tn.s == builtinRef['g']:
@@ -320,11 +342,11 @@ func (d *Demangler) printLiteral(nd node) {
 	d.wb('(')
 	d.print(nd.a)
 	d.wb(')')
-	if isFloat {
-		d.wb('[')
-	}
 	if nd.flag == 1 {
 		d.wb('-')
+	}
+	if isFloat {
+		d.wb('[')
 	}
 	d.w(d.text(nd.s))
 	if isFloat {
@@ -332,37 +354,25 @@ func (d *Demangler) printLiteral(nd node) {
 	}
 }
 
-func (d *Demangler) printList(lo, hi int32, skipEmpty bool) {
-	first := true
-	for i := lo; i < hi; i++ {
-		a := d.lists[i]
-		if skipEmpty && d.isEmpty(a) {
-			continue
-		}
-		if !first {
-			d.w(", ")
-		}
-		d.print(a)
-		first = false
+// printList prints a template argument, parameter or pack list the way
+// binutils prints its cons list: element, then ", " and the rest of the
+// list, taking the ", " back if the rest printed nothing (only empty
+// packs print nothing). So an empty pack prints as nothing at the end
+// (<a>), but as an empty element before others (<a, , b>, <, b>).
+func (d *Demangler) printList(lo, hi int32) {
+	if lo >= hi {
+		return
 	}
-}
-
-// isEmpty reports whether printing a prints nothing (an empty pack).
-func (d *Demangler) isEmpty(a int32) bool {
-	a = d.resolve(a)
-	nd := d.nodes[a]
-	switch nd.kind {
-	case kPack:
-		for i := nd.lo; i < nd.hi; i++ {
-			if !d.isEmpty(d.lists[i]) {
-				return false
-			}
+	d.print(d.lists[lo])
+	if lo+1 < hi {
+		d.w(", ")
+		n := len(d.out)
+		d.printList(lo+1, hi)
+		if len(d.out) == n {
+			d.out = d.out[:n-2]
+			d.ghost = n - 2
 		}
-		return true
-	case kPackExp:
-		return nd.b >= 0 && d.nodes[nd.b].hi == d.nodes[nd.b].lo
 	}
-	return false
 }
 
 // printInnerOf prints n's part as an inner type.
@@ -470,7 +480,7 @@ func (d *Demangler) printArgs(n int32) {
 	}
 	d.wb('(')
 	nd := d.nodes[n]
-	d.printList(nd.lo, nd.hi, true)
+	d.printList(nd.lo, nd.hi)
 	d.wb(')')
 	d.inner = append(d.inner, d.saved[from:]...)
 	d.saved = d.saved[:from]

@@ -102,24 +102,45 @@ var qualListRef = func() (t [64]sref) {
 	return t
 }()
 
-// mergeQuals appends to list q1 the qualifiers of q2 it lacks.
-func mergeQuals(q1, q2 uint8) uint8 {
+// stackQuals returns the list binutils prints for qualifiers outer
+// applied to a type already qualified by inner (a substitution or a
+// template argument). binutils pushes outer's qualifiers, then each of
+// inner's that is not pending already (it prints a qualifier only once),
+// and prints them innermost-pushed first. A list code holds qualifiers
+// in print order, two bits each, so the last parsed is lowest. ok=false
+// never happens for distinct qualifiers; it guards the three-entry limit.
+func stackQuals(inner, outer uint8) (uint8, bool) {
+	var push [6]uint8
 	n := 0
-	for c := q1; c != 0; c >>= 2 {
-		n++
-	}
-	for c := q2; c != 0; c >>= 2 {
-		q := c & 3
-		dup := false
-		for e := q1; e != 0; e >>= 2 {
-			dup = dup || e&3 == q
+	add := func(code uint8) {
+		var parse [3]uint8
+		k := 0
+		for c := code; c != 0 && k < 3; c >>= 2 {
+			parse[k] = c & 3
+			k++
 		}
-		if !dup {
-			q1 |= q << (2 * n)
-			n++
+		for k--; k >= 0; k-- { // highest first: parse order
+			q := parse[k]
+			dup := false
+			for _, e := range push[:n] {
+				dup = dup || e == q
+			}
+			if !dup {
+				push[n] = q
+				n++
+			}
 		}
 	}
-	return q1
+	add(outer)
+	add(inner)
+	if n > 3 {
+		return 0, false
+	}
+	var code uint8
+	for i := 0; i < n; i++ {
+		code |= push[n-1-i] << (2 * i)
+	}
+	return code, true
 }
 
 // builtinRef maps a <builtin-type> letter to its name.
