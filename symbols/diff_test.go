@@ -104,19 +104,27 @@ func TestDifferentialAddr2line(t *testing.T) {
 			for _, a := range addrs[:n] {
 				addrs = append(addrs, a+1)
 			}
-			ref := addr2line(t, bin, addrs)
-			r, err := New(WithDebugDirs())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			var tie func(testing.TB, string, []uint64) [][]refFrame
-			if _, err := exec.LookPath("llvm-symbolizer"); err == nil {
-				tie = llvmSymbolizerDemangled
-			}
-			compareFrames(t, r, Image{Path: bin}, addrs, ref, tie)
+			compareWithAddr2line(t, bin, addrs)
 		})
 	}
+}
+
+// compareWithAddr2line resolves addrs in bin with a fresh Resolver and
+// compares the frames with addr2line's, llvm-symbolizer breaking ties
+// where it is installed.
+func compareWithAddr2line(t *testing.T, bin string, addrs []uint64) {
+	t.Helper()
+	ref := addr2line(t, bin, addrs)
+	r, err := New(WithDebugDirs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var tie func(testing.TB, string, []uint64) [][]refFrame
+	if _, err := exec.LookPath("llvm-symbolizer"); err == nil {
+		tie = llvmSymbolizerDemangled
+	}
+	compareFrames(t, r, Image{Path: bin}, addrs, ref, tie)
 }
 
 // binutils 2.40 does not read the DWARF 5 that Go 1.25+ emits, so the Go

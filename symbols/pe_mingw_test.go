@@ -3,7 +3,6 @@ package symbols
 import (
 	"bufio"
 	"bytes"
-	"debug/dwarf"
 	"debug/pe"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gotracy/gotracy/internal/symtest"
 )
 
 // PE files as a C toolchain writes them: a DLL built by MinGW from
@@ -55,37 +56,12 @@ func peLineAddrs(t *testing.T, path string) []uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[uint64]bool{}
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e == nil {
-			break
-		}
-		lr, err := d.LineReader(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.SkipChildren()
-		if lr == nil {
-			continue
-		}
-		var le dwarf.LineEntry
-		for lr.Next(&le) == nil {
-			if !le.EndSequence {
-				seen[le.Address], seen[le.Address+1] = true, true
-			}
-		}
-	}
-	addrs := make([]uint64, 0, len(seen))
-	for a := range seen {
-		addrs = append(addrs, a)
+	var addrs []uint64
+	for _, a := range symtest.DWARFLineAddrs(d) {
+		addrs = append(addrs, a, a+1)
 	}
 	slices.Sort(addrs)
-	return addrs
+	return slices.Compact(addrs)
 }
 
 // formatPEGolden renders answers one address a line:

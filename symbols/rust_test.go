@@ -2,8 +2,9 @@ package symbols
 
 import (
 	"debug/elf"
-	"os/exec"
 	"testing"
+
+	"github.com/gotracy/gotracy/internal/symtest"
 )
 
 // TestDifferentialRust compares a rustc-built program (std's code inlined
@@ -17,17 +18,7 @@ func TestDifferentialRust(t *testing.T) {
 				return []string{"-g", "-C", "opt-level=" + opt, "-o", out, srcPath(t, "rustprog.rs")}
 			})
 			addrs := textAddrs(t, bin, lineAddrs(t, bin, 0), 3000)
-			ref := addr2line(t, bin, addrs)
-			r, err := New(WithDebugDirs())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			var tie func(testing.TB, string, []uint64) [][]refFrame
-			if _, err := exec.LookPath("llvm-symbolizer"); err == nil {
-				tie = llvmSymbolizerDemangled
-			}
-			compareFrames(t, r, Image{Path: bin}, addrs, ref, tie)
+			compareWithAddr2line(t, bin, addrs)
 		})
 	}
 }
@@ -52,12 +43,5 @@ func textAddrs(t *testing.T, bin string, addrs []uint64, max int) []uint64 {
 			}
 		}
 	}
-	if len(in) > max {
-		thin := make([]uint64, 0, max)
-		for i := range max {
-			thin = append(thin, in[i*len(in)/max])
-		}
-		in = thin
-	}
-	return in
+	return symtest.Thin(in, max)
 }

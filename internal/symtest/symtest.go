@@ -93,6 +93,13 @@ func LineAddrs(t testing.TB, path string, max int) []uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return Thin(DWARFLineAddrs(d), max)
+}
+
+// DWARFLineAddrs returns the distinct, sorted, non-zero addresses of the
+// line rows of every compile unit in d (end-of-sequence rows excluded), for
+// any object format debug/* opens.
+func DWARFLineAddrs(d *dwarf.Data) []uint64 {
 	seen := map[uint64]bool{}
 	r := d.Reader()
 	for {
@@ -114,19 +121,25 @@ func LineAddrs(t testing.TB, path string, max int) []uint64 {
 		}
 		r.SkipChildren()
 	}
-	var out []uint64
+	out := make([]uint64, 0, len(seen))
 	for a := range seen {
 		out = append(out, a)
 	}
 	slices.Sort(out)
-	if max > 0 && len(out) > max {
-		thin := make([]uint64, 0, max)
-		for i := range max {
-			thin = append(thin, out[i*len(out)/max])
-		}
-		out = thin
-	}
 	return out
+}
+
+// Thin returns at most max of addrs, evenly spaced (all of them when max
+// is 0 or they are fewer).
+func Thin(addrs []uint64, max int) []uint64 {
+	if max <= 0 || len(addrs) <= max {
+		return addrs
+	}
+	thin := make([]uint64, 0, max)
+	for i := range max {
+		thin = append(thin, addrs[i*len(addrs)/max])
+	}
+	return thin
 }
 
 // Frame is one level as addr2line prints it.
