@@ -85,14 +85,30 @@ func filtable(s string) bool {
 	return s != "" && s[0] != '-' && strings.IndexAny(s, "\x00\n\r") < 0
 }
 
-var errNoFilt = errors.New("c++filt not installed")
+var errNoFilt = errors.New("c++filt not installed, or not binutils " + goldenBinutils)
+
+// goldenBinutils is the binutils release the golden file and the hand
+// table were recorded with. Another release may print some names
+// differently, so live comparisons run against this one only.
+const goldenBinutils = "2.40"
+
+// lookFilt returns c++filt's path if it is binutils goldenBinutils.
+func lookFilt() (string, bool) {
+	path, err := exec.LookPath("c++filt")
+	if err != nil {
+		return "", false
+	}
+	v, err := exec.Command(path, "--version").Output()
+	line, _, _ := strings.Cut(string(v), "\n")
+	return path, err == nil && strings.HasSuffix(strings.TrimSpace(line), " "+goldenBinutils)
+}
 
 // cxxfilt demangles names with `c++filt -i`, passing them as arguments
 // so that each is demangled whole (on standard input c++filt splits
 // text into words). Every name must be filtable.
 func cxxfilt(names []string) ([]string, error) {
-	path, err := exec.LookPath("c++filt")
-	if err != nil {
+	path, ok := lookFilt()
+	if !ok {
 		return nil, errNoFilt
 	}
 	out := make([]string, 0, len(names))

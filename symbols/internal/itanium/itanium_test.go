@@ -332,7 +332,7 @@ func FuzzAppend(f *testing.F) {
 		f.Add(c.mangled)
 		stored[c.mangled] = c.want
 	}
-	_, haveFilt := exec.LookPath("c++filt")
+	_, haveFilt := lookFilt()
 	f.Fuzz(func(t *testing.T, s string) {
 		var d Demangler
 		out, ok := d.Append(nil, s)
@@ -341,7 +341,7 @@ func FuzzAppend(f *testing.F) {
 		}
 		want, known := stored[s]
 		if !known {
-			if haveFilt != nil || !filtable(s) {
+			if !haveFilt || !filtable(s) {
 				return
 			}
 			live, err := cxxfilt([]string{s})
