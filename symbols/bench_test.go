@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -150,12 +149,6 @@ func sampleAddrs(b *testing.B, bin string, n int) []uint64 {
 	return out
 }
 
-func cpuTime(who int) time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(who, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func reportRate(b *testing.B, n int, cpu time.Duration) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "addrs/s")
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
@@ -202,13 +195,13 @@ func benchBinary(b *testing.B, bin string) {
 	}{{"", true}, {"-nodemangle", false}} {
 		b.Run("gotracy-cold"+v.suffix, func(b *testing.B) {
 			b.ReportAllocs()
-			c0 := cpuTime(syscall.RUSAGE_SELF)
+			c0 := cpuSelf()
 			for i := 0; i < b.N; i++ {
 				r, _ := New(WithDebugDirs(), WithDemangle(v.demangle))
 				formatResults(&text, r.Resolve(context.Background(), reqs))
 				r.Close()
 			}
-			reportRate(b, len(addrs), cpuTime(syscall.RUSAGE_SELF)-c0)
+			reportRate(b, len(addrs), cpuSelf()-c0)
 		})
 		b.Run("gotracy-warm"+v.suffix, func(b *testing.B) {
 			r, _ := New(WithDebugDirs(), WithDemangle(v.demangle))
@@ -216,11 +209,11 @@ func benchBinary(b *testing.B, bin string) {
 			r.Resolve(context.Background(), reqs)
 			b.ReportAllocs()
 			b.ResetTimer()
-			c0 := cpuTime(syscall.RUSAGE_SELF)
+			c0 := cpuSelf()
 			for i := 0; i < b.N; i++ {
 				formatResults(&text, r.Resolve(context.Background(), reqs))
 			}
-			reportRate(b, len(addrs), cpuTime(syscall.RUSAGE_SELF)-c0)
+			reportRate(b, len(addrs), cpuSelf()-c0)
 		})
 	}
 	for _, tool := range []struct {
@@ -235,7 +228,7 @@ func benchBinary(b *testing.B, bin string) {
 				b.Skipf("%s not installed", tool.name)
 			}
 			var out bytes.Buffer
-			c0 := cpuTime(syscall.RUSAGE_CHILDREN)
+			c0 := cpuChildren()
 			for i := 0; i < b.N; i++ {
 				cmd := exec.Command(tool.name, tool.args...)
 				cmd.Stdin = bytes.NewReader(input.Bytes())
@@ -245,7 +238,7 @@ func benchBinary(b *testing.B, bin string) {
 					b.Fatal(err)
 				}
 			}
-			reportRate(b, len(addrs), cpuTime(syscall.RUSAGE_CHILDREN)-c0)
+			reportRate(b, len(addrs), cpuChildren()-c0)
 		})
 	}
 }
