@@ -128,30 +128,12 @@ func TestReplayFixtures(t *testing.T) {
 					t.Errorf("plot %q: %d points, want %d", n, plots[n], c)
 				}
 			}
-			allocs, frees := 0, 0
-			var bytes uint64
-			for _, p := range tr.MemPools {
-				for _, e := range p.Events {
-					allocs++
-					bytes += e.Size
-					if e.TimeFree >= 0 {
-						frees++
-					}
-				}
+			c := fixtures.Count(tr)
+			if c.Allocs != want.Allocs || c.Frees != want.Frees || c.AllocBytes != want.AllocBytes {
+				t.Errorf("memory: %d allocs, %d frees, %d bytes; want %d, %d, %d", c.Allocs, c.Frees, c.AllocBytes, want.Allocs, want.Frees, want.AllocBytes)
 			}
-			if allocs != want.Allocs || frees != want.Frees || bytes != want.AllocBytes {
-				t.Errorf("memory: %d allocs, %d frees, %d bytes; want %d, %d, %d", allocs, frees, bytes, want.Allocs, want.Frees, want.AllocBytes)
-			}
-			obtains := 0
-			for _, l := range tr.Locks {
-				for _, e := range l.Events {
-					if e.Type == model.LockObtain {
-						obtains++
-					}
-				}
-			}
-			if obtains != want.Locks {
-				t.Errorf("lock obtains: %d, want %d", obtains, want.Locks)
+			if c.LockObtains != want.Locks {
+				t.Errorf("lock obtains: %d, want %d", c.LockObtains, want.Locks)
 			}
 			texts, colors := 0, 0
 			for _, e := range tr.ZoneExtras[1:] {

@@ -160,30 +160,12 @@ func TestFixtures(t *testing.T) {
 					t.Errorf("plot %q missing", n)
 				}
 			}
-			allocs, frees := 0, 0
-			var bytes uint64
-			for _, p := range tr.MemPools {
-				for _, ev := range p.Events {
-					allocs++
-					bytes += ev.Size
-					if ev.TimeFree >= 0 {
-						frees++
-					}
-				}
+			c := fixtures.Count(tr)
+			if c.Allocs != want.Allocs || c.Frees != want.Frees || c.AllocBytes != want.AllocBytes {
+				t.Errorf("memory: %d allocs, %d frees, %d bytes; want %d, %d, %d", c.Allocs, c.Frees, c.AllocBytes, want.Allocs, want.Frees, want.AllocBytes)
 			}
-			if allocs != want.Allocs || frees != want.Frees || bytes != want.AllocBytes {
-				t.Errorf("memory: %d allocs, %d frees, %d bytes; want %d, %d, %d", allocs, frees, bytes, want.Allocs, want.Frees, want.AllocBytes)
-			}
-			obtains := 0
-			for _, l := range tr.Locks {
-				for _, ev := range l.Events {
-					if ev.Type == model.LockObtain {
-						obtains++
-					}
-				}
-			}
-			if obtains != want.LockAcq {
-				t.Errorf("lock acquisitions = %d, want %d", obtains, want.LockAcq)
+			if c.LockObtains != want.LockAcq {
+				t.Errorf("lock acquisitions = %d, want %d", c.LockObtains, want.LockAcq)
 			}
 			if want.Allocs > 0 {
 				// TracyAllocS with depth 8: call stacks resolve to frames and symbols.
