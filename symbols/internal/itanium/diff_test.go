@@ -2,14 +2,14 @@ package itanium
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"flag"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/gotracy/gotracy/symbols/internal/demangletest"
 )
 
 // The reference is binutils: `c++filt -i` prints what `addr2line -f -i -C`
@@ -24,57 +24,14 @@ var update = flag.Bool("update", false, "rewrite testdata/binutils.txt.gz from t
 
 const goldenPath = "testdata/binutils.txt.gz"
 
-type golden struct{ mangled, want string }
-
-// readGolden reads the gzipped golden file: one name per line, a tab,
-// the text c++filt -i prints for it.
-func readGolden(t testing.TB) []golden {
-	t.Helper()
-	f, err := os.Open(goldenPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g []golden
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		m, w, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			t.Fatalf("%s: line %d has no tab", goldenPath, len(g)+1)
-		}
-		g = append(g, golden{m, w})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func writeGolden(t testing.TB, g []golden) {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	for _, e := range g {
-		zw.Write([]byte(e.mangled + "\t" + e.want + "\n"))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(goldenPath, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// readGolden reads testdata/binutils.txt.gz.
+func readGolden(t testing.TB) []demangletest.Entry { return demangletest.ReadGolden(t, goldenPath) }
 
 func goldenNames(t testing.TB) []string {
 	g := readGolden(t)
 	names := make([]string, len(g))
 	for i, e := range g {
-		names[i] = e.mangled
+		names[i] = e.Name
 	}
 	return names
 }
@@ -85,29 +42,13 @@ func filtable(s string) bool {
 	return s != "" && s[0] != '-' && strings.IndexAny(s, "\x00\n\r") < 0
 }
 
-var errNoFilt = errors.New("c++filt not installed, or not binutils " + goldenBinutils)
-
-// goldenBinutils is the binutils release the golden file and the hand
-// table were recorded with. Another release may print some names
-// differently, so live comparisons run against this one only.
-const goldenBinutils = "2.40"
-
-// lookFilt returns c++filt's path if it is binutils goldenBinutils.
-func lookFilt() (string, bool) {
-	path, err := exec.LookPath("c++filt")
-	if err != nil {
-		return "", false
-	}
-	v, err := exec.Command(path, "--version").Output()
-	line, _, _ := strings.Cut(string(v), "\n")
-	return path, err == nil && strings.HasSuffix(strings.TrimSpace(line), " "+goldenBinutils)
-}
+var errNoFilt = errors.New("c++filt not installed, or not binutils " + demangletest.Binutils)
 
 // cxxfilt demangles names with `c++filt -i`, passing them as arguments
 // so that each is demangled whole (on standard input c++filt splits
 // text into words). Every name must be filtable.
 func cxxfilt(names []string) ([]string, error) {
-	path, ok := lookFilt()
+	path, ok := demangletest.CxxFilt()
 	if !ok {
 		return nil, errNoFilt
 	}
@@ -179,7 +120,7 @@ func TestGolden(t *testing.T) {
 	g := readGolden(t)
 	names := make([]string, len(g))
 	for i, e := range g {
-		names[i] = e.mangled
+		names[i] = e.Name
 	}
 	live, err := cxxfilt(names)
 	switch {
@@ -187,9 +128,9 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("-update needs c++filt: %v", err)
 	case *update:
 		for i := range g {
-			g[i].want = live[i]
+			g[i].Want = live[i]
 		}
-		writeGolden(t, g)
+		demangletest.WriteGolden(t, goldenPath, g)
 	case errors.Is(err, errNoFilt):
 		t.Log("c++filt not installed: golden file not checked against it")
 	case err != nil:
@@ -197,10 +138,10 @@ func TestGolden(t *testing.T) {
 	default:
 		stale := 0
 		for i, e := range g {
-			if live[i] != e.want {
+			if live[i] != e.Want {
 				stale++
 				if stale <= 10 {
-					t.Errorf("%s: golden file says\n%s\nc++filt -i prints\n%s", e.mangled, e.want, live[i])
+					t.Errorf("%s: golden file says\n%s\nc++filt -i prints\n%s", e.Name, e.Want, live[i])
 				}
 			}
 		}
@@ -211,15 +152,15 @@ func TestGolden(t *testing.T) {
 	var d Demangler
 	fast, bad := 0, 0
 	for _, e := range g {
-		out, ok := d.Append(nil, e.mangled)
+		out, ok := d.Append(nil, e.Name)
 		if !ok {
 			continue
 		}
 		fast++
-		if string(out) != e.want {
+		if string(out) != e.Want {
 			bad++
 			if bad <= 20 {
-				t.Errorf("%s\n got: %s\nwant: %s", e.mangled, out, e.want)
+				t.Errorf("%s\n got: %s\nwant: %s", e.Name, out, e.Want)
 			}
 		}
 	}

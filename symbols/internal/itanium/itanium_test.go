@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotracy/gotracy/symbols/internal/demangletest"
 	"github.com/ianlancetaylor/demangle"
 )
 
@@ -332,7 +333,7 @@ func FuzzAppend(f *testing.F) {
 		f.Add(c.mangled)
 		stored[c.mangled] = c.want
 	}
-	_, haveFilt := lookFilt()
+	_, haveFilt := demangletest.CxxFilt()
 	f.Fuzz(func(t *testing.T, s string) {
 		var d Demangler
 		out, ok := d.Append(nil, s)

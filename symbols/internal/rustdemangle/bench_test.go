@@ -14,9 +14,9 @@ func BenchmarkAppend(b *testing.B) {
 	var names []string
 	n := 0
 	for _, e := range readCorpus(b) {
-		if e.want != e.name {
-			names = append(names, e.name)
-			n += len(e.name)
+		if e.Want != e.Name {
+			names = append(names, e.Name)
+			n += len(e.Name)
 		}
 	}
 	b.Run("rustdemangle", func(b *testing.B) {

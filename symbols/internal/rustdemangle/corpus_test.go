@@ -1,9 +1,6 @@
 package rustdemangle
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -12,78 +9,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gotracy/gotracy/symbols/internal/demangletest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/corpus.txt.gz from c++filt")
 
 const corpusPath = "testdata/corpus.txt.gz"
 
-// corpusEntry is one golden line: a mangled name and what
-// `c++filt -i --format=rust` prints for it (the name itself when binutils'
+// The corpus is a golden file of mangled names and what
+// `c++filt -i --format=rust` prints for them (the name itself when binutils'
 // Rust demangler rejects it). --format=rust keeps binutils from falling
 // back to its C++ demangler, which is the caller's business; for names
 // the Rust demangler accepts, the output is the one `c++filt -i` and
 // `addr2line -C` print.
-type corpusEntry struct{ name, want string }
-
-func readCorpus(tb testing.TB) []corpusEntry {
-	tb.Helper()
-	raw, err := os.ReadFile(corpusPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var out []corpusEntry
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<22)
-	for sc.Scan() {
-		name, want, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			tb.Fatalf("corpus line without tab: %q", sc.Text())
-		}
-		out = append(out, corpusEntry{name, want})
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	if len(out) == 0 {
-		tb.Fatal("empty corpus")
-	}
-	return out
-}
-
-func writeCorpus(t *testing.T, c []corpusEntry) {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	for _, e := range c {
-		fmt.Fprintf(zw, "%s\t%s\n", e.name, e.want)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(corpusPath, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// goldenBinutils is the binutils release the corpus expectations were
-// recorded with. Another release may print some names differently, so
-// live comparisons run against this one only.
-const goldenBinutils = "2.40"
-
-// lookFilt returns c++filt's path if it is binutils goldenBinutils.
-func lookFilt() (string, bool) {
-	path, err := exec.LookPath("c++filt")
-	if err != nil {
-		return "", false
-	}
-	v, err := exec.Command(path, "--version").Output()
-	line, _, _ := strings.Cut(string(v), "\n")
-	return path, err == nil && strings.HasSuffix(strings.TrimSpace(line), " "+goldenBinutils)
-}
+func readCorpus(tb testing.TB) []demangletest.Entry { return demangletest.ReadGolden(tb, corpusPath) }
 
 // cxxfilt runs binutils over names, a batch of arguments at a time, and
 // returns one output line per name.
@@ -129,24 +69,24 @@ func check(name, want string) error {
 // cannot drift from the oracle. -update rewrites the expectations.
 func TestCorpus(t *testing.T) {
 	corpus := readCorpus(t)
-	if path, ok := lookFilt(); ok {
+	if path, ok := demangletest.CxxFilt(); ok {
 		names := make([]string, len(corpus))
 		for i, e := range corpus {
-			names[i] = e.name
+			names[i] = e.Name
 		}
 		live := cxxfilt(t, path, names)
 		drift := 0
 		for i := range corpus {
-			if corpus[i].want != live[i] {
+			if corpus[i].Want != live[i] {
 				drift++
 				if !*update && drift <= 10 {
-					t.Errorf("golden drifted from c++filt for %s\ngolden: %s\n  live: %s", names[i], corpus[i].want, live[i])
+					t.Errorf("golden drifted from c++filt for %s\ngolden: %s\n  live: %s", names[i], corpus[i].Want, live[i])
 				}
-				corpus[i].want = live[i]
+				corpus[i].Want = live[i]
 			}
 		}
 		if *update {
-			writeCorpus(t, corpus)
+			demangletest.WriteGolden(t, corpusPath, corpus)
 			t.Logf("rewrote %s: %d names, %d changed", corpusPath, len(corpus), drift)
 		}
 	} else if *update {
@@ -156,10 +96,10 @@ func TestCorpus(t *testing.T) {
 	}
 	bad, demangled := 0, 0
 	for _, e := range corpus {
-		if e.want != e.name {
+		if e.Want != e.Name {
 			demangled++
 		}
-		if err := check(e.name, e.want); err != nil {
+		if err := check(e.Name, e.Want); err != nil {
 			bad++
 			if bad <= 20 {
 				t.Error(err)
@@ -179,9 +119,9 @@ var mutants = flag.Int("mutants", 20000, "names TestMutantsLive derives from the
 // the error paths (truncation, bad backreferences, stray bytes) must
 // reject exactly what binutils rejects, and accept with the same text.
 func TestMutantsLive(t *testing.T) {
-	path, ok := lookFilt()
+	path, ok := demangletest.CxxFilt()
 	if !ok {
-		t.Skip("c++filt not installed, or not binutils " + goldenBinutils)
+		t.Skip("c++filt not installed, or not binutils " + demangletest.Binutils)
 	}
 	n := *mutants
 	if testing.Short() {
@@ -191,7 +131,7 @@ func TestMutantsLive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(*mutSeed, 7))
 	names := make([]string, n)
 	for i := range names {
-		names[i] = mutate(rng, corpus[rng.IntN(len(corpus))].name)
+		names[i] = mutate(rng, corpus[rng.IntN(len(corpus))].Name)
 	}
 	live := cxxfilt(t, path, names)
 	bad := 0
@@ -250,9 +190,9 @@ func TestNamesLive(t *testing.T) {
 	if *namesFile == "" {
 		t.Skip("no -names file")
 	}
-	path, ok := lookFilt()
+	path, ok := demangletest.CxxFilt()
 	if !ok {
-		t.Skip("c++filt not installed, or not binutils " + goldenBinutils)
+		t.Skip("c++filt not installed, or not binutils " + demangletest.Binutils)
 	}
 	raw, err := os.ReadFile(*namesFile)
 	if err != nil {
