@@ -1,76 +1,76 @@
-// Package protocol is Tracy 0.14.0's wire protocol, version 82: the contract
-// between an instrumented program (the client) and the Tracy GUI or capture
-// tool (the server). It is a leaf package: it imports only the standard
-// library, so both the Go client (tracy) and the capture server (capture)
-// can share one implementation of every byte layout, and neither can drift
-// from the other.
+// Package protocol is Tracy 0.14.0's wire protocol, version 82: the bytes an
+// instrumented program (the client) and the Tracy GUI or a capture tool (the
+// server) exchange. Use it to decode a recorded or live client stream item by
+// item, or to produce one. Both gotracy's client (package tracy) and its
+// capture server (package capture) are built on it, so the two agree on every
+// byte layout; it imports only the standard library.
 //
-// # One table
+// A client-to-server stream is the client's handshake reply, then LZ4 frames
+// of queue items. Reading one, for example a recording made with
+// `gotracy capture --record`:
 //
-// Specs describes all 132 queue types (size, field offsets and kinds, time
-// reference, thread binding). The decoder's size lookup, the typed
-// accessors, the time references, the text form and the generated
-// Append<Type> encoders (append_gen.go, produced from Specs by
-// internal/genappend) are all derived from it, and a test checks every
-// entry against the specification document.
+//	r := bufio.NewReader(f)
+//	sess, err := protocol.ReadSession(r) // status, Welcome, on-demand payload
+//	...
+//	fr := protocol.NewFrameReader(r, sess.Size)
+//	var d protocol.ItemDecoder
+//	var refs protocol.TimeRefs // absolute times from the compact deltas
+//	for {
+//		frame, err := fr.Next()
+//		if err == io.EOF {
+//			break
+//		} else if err != nil {
+//			return err
+//		}
+//		d.Reset(frame, fr.DecodedOffset())
+//		for it, ok := d.Next(); ok; it, ok = d.Next() {
+//			t, timed := refs.Time(it) // for every item, in stream order
+//			use(it.Type, t, timed)    // it.Type says which accessor applies
+//		}
+//		if err := d.Err(); err != nil {
+//			return err
+//		}
+//	}
 //
-// # Items
+// On a live connection ServerHandshake replaces ReadSession. Producing a
+// stream is the mirror image: ClientHandshake or AppendWelcomeReply, then
+// Append<Type> encoders (or the TimeRefs methods for zone times) into a
+// buffer handed to a FrameWriter.
 //
-// ItemDecoder walks a decompressed frame and hands out Item values: the type
-// and a view of the item's raw bytes inside the frame. Nothing is copied or
-// allocated per item; a fixed-size item, nearly all of a real stream, costs
-// one table lookup and a bounds check. (A variant that pre-indexed item
-// boundaries so Next could be inlined measured 40% slower: the extra pass
-// over memory costs more than the call it saves.) Items never span frames,
-// so a frame is self-contained for splitting; cross-item state (the time
-// references, the thread context, pending strings and payloads) is the
-// caller's. Typed accessors are generated per type (it.ZoneBegin() returns
-// time and srcloc), plus generic ones driven by the table (Field, Payload,
-// Ptr, Thread) and a stable text form (AppendText, used by gotracy dump).
+// # Pieces
 //
-// Encoders are append-style (AppendZoneBegin(dst, ...)) so a client can build
-// items straight into its staging buffer with no allocation after warm-up.
-// String and payload encoders are generic over string and []byte for the
-// same reason, and refuse lengths the 0.14.0 server cannot take (ErrTooLong)
-// rather than truncating silently. Composite answers (a callstack-frame
-// answer, a symbol answer, a frame image with its data) have helpers that
-// emit the whole item sequence in the order the server expects.
-//
-// # Time
-//
-// TimeRefs implements the four per-connection time references (R_T reset by
-// every ThreadContext, R_S, R_C, R_G) and the compact 16/32/64-bit zone and
-// sample encodings in both directions. The client encodes with the same
-// code the server decodes with, because the two must apply exactly the same
-// sequence of updates; a mismatch corrupts every later timestamp silently.
-//
-// # Frames
-//
-// After the handshake the client sends u32 size + raw LZ4 block frames whose
-// matches may reach 64 KiB back into earlier frames. FrameReader and
-// FrameWriter use this package's own LZ4 block codec working in place over a
-// history buffer of 64 KiB + 4 frames: decoding writes each frame right
-// after the bytes before it, so the dictionary is free and the buffer only
-// moves its last 64 KiB to the front every fourth frame or so; encoding
-// keeps the previous 64 KiB it sent as a prefix dictionary, as Tracy's own
-// client does, and matches its compression (heavy10m re-encoded: 2,958,626
-// bytes against Tracy's 2,960,619). A dedicated codec also means neither
-// side allocates per frame and neither needs a second copy of the data to
-// build a dictionary. pierrec/lz4 is used only in tests, as an independent
-// oracle for both directions.
-//
-// FrameReader reads exactly what it needs from its io.Reader (a u32, then
-// the block); on a network connection wrap it in a bufio.Reader. The
-// handshake helpers (ServerHandshake, ClientHandshake, ReadSession) read
-// exactly the handshake bytes, so the same reader continues with frames.
+//   - Specs describes all 132 queue types: size, fields, time reference and
+//     thread binding. Item has a typed accessor per type (it.ZoneBegin()
+//     returns time and source location) and generic ones driven by the
+//     table (Field, Payload, Ptr, Thread, AppendText).
+//   - ItemDecoder hands out items as views into the frame, without copying
+//     or allocating. Items never span frames; state that crosses items (time
+//     references, the current thread, pending strings and payloads) is the
+//     caller's.
+//   - Encoders append to a caller's buffer (AppendZoneBegin(dst, ...)) and
+//     refuse lengths the 0.14.0 server cannot take with ErrTooLong rather
+//     than truncating. Composite answers (a call-stack frame, a symbol, a
+//     frame image with its data) have helpers that emit the whole item
+//     sequence in the order the server expects.
+//   - TimeRefs holds the four per-connection time references; client and
+//     server must apply the same sequence of updates, so both use it.
+//   - FrameReader and FrameWriter do the framing and LZ4 with the 64 KiB
+//     cross-frame history Tracy uses. FrameReader reads exactly what it
+//     needs from its reader (wrap a network connection in a bufio.Reader),
+//     and the handshake helpers read exactly the handshake bytes, so the
+//     same reader continues with the frames.
 //
 // # Errors
 //
-// Malformed input never panics. Errors wrap the sentinels (ErrUnknownItem,
+// Malformed input never panics. Errors wrap sentinels (ErrUnknownItem,
 // ErrTruncated, ErrFrameSize, ErrCorruptLZ4, ErrBadHandshake,
 // ErrProtocolMismatch, ...) in a *StreamError that names the byte offset and
-// item type, because a stream with an unknown tag cannot be resynchronised
-// and the offset is what a user needs to look at the bytes.
+// the item type: a stream with an unknown item cannot be resynchronised, and
+// the offset is what a user needs to look at the bytes (`gotracy dump
+// --items` prints them).
+//
+// Why the package is built around one table and its own LZ4 codec is in
+// docs/DESIGN.md in the repository.
 package protocol
 
 //go:generate go run ./internal/genappend
