@@ -1,59 +1,52 @@
 // Package model is the in-memory form of a Tracy 0.14 trace: everything a
-// .tracy file of version 0.14.0 holds, and nothing the file does not.
+// .tracy file of version 0.14.0 holds, and nothing the file does not. It is
+// what package tracefile reads and writes, what package capture fills from a
+// live client, and what package analysis computes statistics from.
 //
-// The model is deliberately close to the file (see
-// ../shared/spec/tracy-file.md §4) so that model -> file -> model is
-// lossless and a reader or writer is a straight walk over the sections. It
-// imports only the standard library: it is the data contract between the
-// capture server, the file reader/writer and the analysis code.
+// Reading a trace (loaded with tracefile.ReadFile, say):
 //
-// # Layout for scale
+//	for _, th := range tr.Threads {
+//		fmt.Println(tr.ThreadName(th.ID), th.Zones.Len(), "zones")
+//		model.Walk(&th.Zones, func(i, depth int) bool {
+//			z := th.Zones.At(i)
+//			fmt.Println(depth, tr.ZoneName(z), z.Start(), z.Duration())
+//			return true
+//		})
+//	}
 //
-// A trace may hold hundreds of millions of CPU zones, so the hot records are
-// small, fixed-size and pointer-free, and refer to each other by integer
-// indices instead of pointers. Slices of pointer-free structs are allocated
-// as "noscan" spans: the garbage collector never walks them, however large
-// they grow.
+// Building one, as a capture or a test does:
 //
-//   - [Zone] is 22 bytes, the size of Tracy's packed ZoneEvent: 48-bit start
-//     and end times, an int16 source location, a 32-bit zone-extra index and a
-//     32-bit subtree-end index. Go would pad int64 fields to 8-byte alignment
-//     (40 bytes), so the times and indices are stored as uint16 triples and
-//     pairs (alignment 2) behind accessor methods.
-//   - Each thread's zones are one [ZoneList] in depth-first pre-order,
-//     which is the order a capture appends them (a zone is appended when it
-//     begins) and the order the file serializes them. The list keeps them
-//     in fixed 256K-zone chunks that never move, so a capture writes each
-//     zone once, where it stays, and never copies a growing array. Instead
-//     of child vectors, each zone stores Next: the index just past its
-//     subtree. The children of zone i are i+1, then Next of that, ... until
-//     Next(i); the next sibling of zone i is Next(i). This costs 4 bytes per
-//     zone instead of a pointer-bearing vector per parent.
+//	b := model.NewBuilder()
+//	loc := b.AddDynSrcLoc(model.SourceLocation{Name: model.IdxRef(b.Intern("update")),
+//		File: model.IdxRef(b.Intern("main.go")), Line: 12})
+//	th := b.Thread(1) // thread id 1
+//	b.BeginZone(th, 1000, loc)
+//	b.EndZone(th, 5000) // times in nanoseconds
+//	tr := b.Finish()
+//
+// # Shapes to know
+//
+//   - A thread's zones are a [ZoneList] in depth-first pre-order. A [Zone]
+//     does not hold its children: the children of zone i are i+1, then
+//     Next of that, and so on up to Next(i); [Walk], [Roots] and [Children]
+//     do that walk. Zone fields are behind accessor methods (Start, End,
+//     Duration) because the 22-byte record is bit-packed.
+//   - Strings are interned once in [Trace.Strings] and referred to by
+//     [StrID] (0 = none); source locations by [SrcLocID], call stacks by a
+//     1-based index into the flat [Trace.CallStackFrames].
 //   - Rarely used per-zone data (text, name override, colour, call stack) is
-//     in the shared [Trace.ZoneExtras] table, referenced by a 32-bit index,
-//     exactly as Tracy does; index 0 means "none".
-//   - Strings are interned once into [Trace.Strings]; records hold a 32-bit
-//     [StrID] (0 = no string), which is the file's 24-bit "sidx" value.
-//   - Call stacks are stored flat ([Trace.CallStackFrames] with offsets) and
-//     addressed by a 1-based index that fits Tracy's 24 bits; the [Builder]
-//     de-duplicates them by a hash of their frames.
+//     in [Trace.ZoneExtras], referred to by the zone's Extra index (0 =
+//     none).
+//   - What the file stores only as an identity or a derived value is not
+//     kept: string-table addresses, message ids, source-location count
+//     hints, progress totals, and Memory-type plots (rebuilt from the
+//     memory events). Package tracefile regenerates them on writing.
 //
-// Less numerous records (messages, plot points, memory events, locks, GPU
-// zones, context switches) are plain structs with natural alignment: they are
-// still pointer-free, only not bit-packed.
+// A Trace is not safe for concurrent mutation; concurrent reads of a trace
+// nobody mutates are safe. Pointers returned by a [Builder] are valid only
+// until its next call; the indices it returns stay valid.
 //
-// # What is not in the model
-//
-// Values that are identities rather than data in the file are not kept:
-// string-table heap addresses, message ids, source-location zone-count hints,
-// the "total" progress counters, and Memory-type plots (rebuilt from memory
-// events). A writer regenerates them; see package tracefile.
-//
-// # Building
-//
-// A capture fills a trace through [Builder], which keeps the interning maps,
-// open-zone stacks and active allocations that a finished trace does not
-// need. Readers of a finished trace use the exported fields and the helpers
-// in iter.go. A Trace is not safe for concurrent mutation; concurrent reads
-// of a trace nobody mutates are safe.
+// Why the records are laid out as they are (a few hundred million zones must
+// fit in memory without the garbage collector scanning them) is in
+// docs/DESIGN.md in the repository.
 package model
