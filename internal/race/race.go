@@ -1,8 +1,5 @@
 //go:build race
 
-// Package race reports whether the race detector is on, so the few tests
-// that stream hundreds of megabytes can use a smaller slice of the data
-// under -race instead of taking ten times as long.
 package race
 
 // Enabled is true when built with -race.

@@ -1,7 +1,3 @@
-// Package symtest builds small C programs for the tests of server-side and
-// offline symbol resolution (packages symbolize and capture), and asks
-// binutils addr2line about them: the reference those tests compare with.
-// Tests skip when gcc or addr2line is missing.
 package symtest
 
 import (

@@ -1,7 +1,3 @@
-// Package demangletest holds what the tests of the two demanglers
-// (internal/itanium, internal/rustdemangle) share: the binutils release
-// their goldens were recorded with, finding that release's c++filt, and the
-// golden format (gzipped lines of a mangled name, a tab, the expected text).
 package demangletest
 
 import (
