@@ -1,6 +1,6 @@
-// Command gotracy is the command-line face of gotracy: capture, replay,
-// inspection and export of Tracy 0.14 traces. Each subcommand lives in its
-// own file and registers itself, so this file only dispatches.
+// This file only dispatches: each subcommand lives in its own file and
+// registers itself.
+
 package main
 
 import (
