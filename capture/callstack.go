@@ -13,7 +13,7 @@ import (
 	"github.com/gotracy/gotracy/model"
 )
 
-// Call-stack frame ids (file §4.23): the low 62 bits hold the address with
+// Call-stack frame ids (keys of Trace.Frames): the low 62 bits hold the address with
 // its top two bits dropped, bit 62 marks a synthetic frame from a
 // CallstackAllocPayload (numbered by a counter).
 const (

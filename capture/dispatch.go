@@ -27,8 +27,8 @@ func (w *worker) processFrame(frame []byte, base int64) error {
 	return d.Err()
 }
 
-// process applies one item. Field offsets are those of the spec table
-// (§3.5), counted from the tag byte.
+// process applies one item. Field offsets are those of protocol.Specs,
+// counted from the tag byte.
 func (w *worker) process(it protocol.Item) {
 	switch it.Type {
 	case protocol.ThreadContext:

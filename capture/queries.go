@@ -17,7 +17,7 @@ const (
 type query = protocol.ServerQueryPacket
 
 // queryQueue holds the server's outgoing queries under Tracy's flow-control
-// rule (spec §2.4). Both sides of a Tracy session use blocking sends on one
+// rule. Both sides of a Tracy session use blocking sends on one
 // socket: if the server wrote queries faster than the client reads them while
 // the client is itself blocked sending events, both would wait forever. The
 // server therefore never has more than `budget` unanswered queries in

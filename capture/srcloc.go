@@ -49,7 +49,7 @@ func (w *worker) shrinkSourceLocation(key uint64) model.SrcLocID {
 }
 
 // sourceLocationAnswer applies a SourceLocation answer to the oldest
-// unanswered query: the answer carries no key (spec §4.4). An answer with
+// unanswered query: the answer carries no key. An answer with
 // no query waiting is dropped.
 func (w *worker) sourceLocationAnswer(it protocol.Item) {
 	if w.srclocQueue.len() == 0 {

@@ -17,7 +17,7 @@ import (
 //
 // The state splits in three: the trace being built (t), the protocol state
 // of the connection (time references, thread context, the one-item "payload
-// before event" slots of spec §3.4), and the bookkeeping that maps client
+// before event" slots), and the bookkeeping that maps client
 // keys (pointers, thread ids, addresses) to model indices and tracks what
 // has been asked and not yet answered (the termination check needs it).
 type worker struct {
@@ -347,7 +347,7 @@ func (w *worker) finish() {
 }
 
 // idle reports whether nothing is outstanding, the condition (with empty
-// zone stacks) under which Tracy's server answers Terminate (spec §2.6).
+// zone stacks) under which Tracy's server answers Terminate.
 func (w *worker) idle() bool {
 	if len(w.strPending) != 0 || len(w.threadNamePending) != 0 || w.srclocQueue.len() != 0 ||
 		w.pendingFrames != 0 || len(w.plotPending) != 0 || w.pendingCS != 0 || w.extPending != 0 ||

@@ -64,7 +64,7 @@ const (
 	CPUArchARM64
 )
 
-// Metadata is the capture-wide header of a trace (file §4.2).
+// Metadata is the capture-wide header of a trace.
 type Metadata struct {
 	Resolution      int64   // timer resolution, ns
 	TimerMul        float64 // ns per client tick
@@ -83,7 +83,7 @@ type Metadata struct {
 	HostInfo        string // < 1024 bytes for Tracy
 }
 
-// CPUPackage, CPUDie and CPUCore are the CPU topology (file §4.3).
+// CPUPackage, CPUDie and CPUCore are the CPU topology.
 type CPUPackage struct {
 	ID   uint32
 	Dies []CPUDie
@@ -99,7 +99,7 @@ type CPUCore struct {
 	Threads []uint32 // logical CPU numbers
 }
 
-// Crash is the crash event (file §4.4). Thread 0 means "no crash".
+// Crash is the crash event. Thread 0 means "no crash".
 type Crash struct {
 	Thread    uint64
 	Time      int64
@@ -165,7 +165,7 @@ type LockEvent struct {
 	Type   uint8
 }
 
-// Lock is a TracyLockable and its history (file §4.16).
+// Lock is a TracyLockable and its history.
 type Lock struct {
 	ID            uint32
 	CustomName    StrID
@@ -203,7 +203,7 @@ type Message struct {
 	Severity  uint8
 }
 
-// ZoneExtra holds the rarely used per-zone data (file §4.18).
+// ZoneExtra holds the rarely used per-zone data.
 type ZoneExtra struct {
 	CallStack uint32 // 24-bit
 	Text      StrID  // ZoneText / ZoneValue text
@@ -217,7 +217,7 @@ type Sample struct {
 	CallStack uint32
 }
 
-// Thread is one CPU thread (or fiber) and its zone tree (file §4.19).
+// Thread is one CPU thread (or fiber) and its zone tree.
 type Thread struct {
 	ID              uint64
 	KernelSampleCnt uint64
@@ -284,7 +284,7 @@ type GpuNoteGroup struct {
 	Notes   []GpuNote
 }
 
-// GpuContext is a GPU timeline source (file §4.20).
+// GpuContext is a GPU timeline source.
 type GpuContext struct {
 	Thread     uint64
 	Calibrated bool
@@ -316,7 +316,7 @@ type PlotPoint struct {
 	Value float64
 }
 
-// Plot is a TracyPlot and its points (file §4.21).
+// Plot is a TracyPlot and its points.
 type Plot struct {
 	Name      uint64 // client pointer key; 0 for SysTime
 	Type      uint8
@@ -342,7 +342,7 @@ type MemEvent struct {
 	ThreadFree  uint16 // local thread index, 0 when not freed
 }
 
-// MemPool is a memory pool; Name 0 is the default pool (file §4.22).
+// MemPool is a memory pool; Name 0 is the default pool.
 type MemPool struct {
 	Name        uint64
 	ActiveCount uint64 // hint: allocations never freed
@@ -360,7 +360,7 @@ type InlineFrame struct {
 	SymAddr uint64
 }
 
-// FrameData is a resolved call-stack frame (file §4.24).
+// FrameData is a resolved call-stack frame.
 type FrameData struct {
 	ImageName StrID
 	Frames    []InlineFrame
@@ -412,7 +412,7 @@ type CPUThreadData struct {
 	Migrations     uint32
 }
 
-// Symbol is a resolved symbol (file §4.31).
+// Symbol is a resolved symbol.
 type Symbol struct {
 	Addr      uint64
 	Name      StrID

@@ -47,7 +47,7 @@ const (
 	CallstackSampleContextSwitch32
 	// CallstackSampleContextSwitch16 (17): @1 u32 thread, @5 u16 time. Time C*. CallstackPayload.
 	CallstackSampleContextSwitch16
-	// FrameImage (18): @1 u32 frame, @5 u16 w, @7 u16 h, @9 u8 flip. FrameImageData (DXT1 bytes). See §6.3.
+	// FrameImage (18): @1 u32 frame, @5 u16 w, @7 u16 h, @9 u8 flip. FrameImageData (DXT1 bytes). See package texture.
 	FrameImage
 	// ZoneBegin (19): @1 i64 time, @9 u64 srcloc. Time T*. Thread-bound. srcloc = static source-location key.
 	ZoneBegin
@@ -157,7 +157,7 @@ const (
 	SectionLeave
 	// SectionSetup (72): @1 u16 category. SingleString (category description).
 	SectionSetup
-	// Terminate (73): (none). Client is shutting down (§2.6).
+	// Terminate (73): (none). Client is shutting down.
 	Terminate
 	// KeepAlive (74): (none). Ignored by server.
 	KeepAlive
@@ -171,7 +171,7 @@ const (
 	Crash
 	// CrashReport (79): @1 i64 time, @9 u64 text. Time ABS. Thread-bound. text = string key (queried). Uses pending Callstack of this thread if any.
 	CrashReport
-	// ZoneValidation (80): @1 u32 id. Thread-bound. Id for the next ZoneBegin* or must match the zone being ended/annotated (§6.1).
+	// ZoneValidation (80): @1 u32 id. Thread-bound. Id for the next ZoneBegin* or must match the zone being ended/annotated.
 	ZoneValidation
 	// ZoneColor (81): @1 u8 b, @2 u8 g, @3 u8 r. Thread-bound. Color of innermost open zone.
 	ZoneColor
@@ -255,11 +255,11 @@ const (
 	ThreadName
 	// PlotName (121): @1 u64 ptr, @9 u16 len, @11 bytes[len]. Answer to ServerQueryPlotName; ptr = plot key.
 	PlotName
-	// SourceLocationPayload (122): @1 u64 ptr, @9 u16 len, @11 bytes[len]. Allocated source location (§4.5); ptr ignored by server.
+	// SourceLocationPayload (122): @1 u64 ptr, @9 u16 len, @11 bytes[len]. Allocated source location; ptr ignored by server.
 	SourceLocationPayload
 	// CallstackPayload (123): @1 u64 ptr, @9 u16 len, @11 bytes[len]. len = 8·n, then n u64 return addresses; ptr ignored.
 	CallstackPayload
-	// CallstackAllocPayload (124): @1 u64 ptr, @9 u16 len, @11 bytes[len]. Lua-style frames (§5.1); ptr ignored.
+	// CallstackAllocPayload (124): @1 u64 ptr, @9 u16 len, @11 bytes[len]. Lua-style frames; ptr ignored.
 	CallstackAllocPayload
 	// FrameName (125): @1 u64 ptr, @9 u16 len, @11 bytes[len]. Answer to ServerQueryFrameName; ptr = frame-set name key.
 	FrameName

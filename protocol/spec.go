@@ -82,7 +82,7 @@ const (
 
 var timeKindNames = [...]string{"—", "ABS", "T±", "S±", "C±", "G±", "T*", "C*"}
 
-// String gives the notation of the spec document's table.
+// String gives the notation of the Specs table (ABS, T+, S*, ...).
 func (k TimeKind) String() string {
 	if int(k) < len(timeKindNames) {
 		return timeKindNames[k]

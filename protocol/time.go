@@ -2,7 +2,7 @@ package protocol
 
 import "encoding/binary"
 
-// Offsets of the compact time encodings (spec §3.2).
+// Offsets of the compact time encodings (see TimeRefs).
 const (
 	// CompactOff16 is the first delta that needs the 32-bit variant.
 	CompactOff16 = 65536
@@ -76,7 +76,7 @@ var timeInfos = func() (ti [NumQueueTypes]timeInfo) {
 	return
 }()
 
-// TimeRefs holds the four time references of one connection (spec §3.2):
+// TimeRefs holds the four time references of one connection:
 // R_T (Thread, reset to 0 by every ThreadContext), R_S (Serial), R_C
 // (Context) and R_G (GPU). Client and server must apply exactly the same
 // sequence of items, so both sides use this one implementation: the decoder

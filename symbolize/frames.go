@@ -17,7 +17,7 @@ const (
 	UnknownFile    = "[unknown]"
 )
 
-// Call-stack frame ids (file §4.23): bits 0-61 hold the address with its
+// Call-stack frame ids (keys of Trace.Frames): bits 0-61 hold the address with its
 // top two bits dropped, bit 62 marks a synthetic (Lua-style) frame.
 const (
 	frameIdxMask = 1<<62 - 1

@@ -50,7 +50,7 @@ type options struct {
 	zstd     int // level; 0 = default
 	streams  int
 	// version is the payload version to write; 0 = Version. Only tests
-	// set it, to produce the older layouts the reader accepts (§5.1).
+	// set it, to produce the older layouts the reader accepts (0.9.0 and later).
 	version uint32
 }
 

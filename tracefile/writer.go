@@ -106,7 +106,7 @@ func invalidf(format string, args ...any) {
 }
 
 // WritePayload writes t as an uncompressed payload of version 0.14.0, section
-// by section as Tracy's Worker::Write does (tracy-file.md §4, §7). Values
+// by section as Tracy's Worker::Write does. Values
 // that are identities in the file (string-table ptrs, message ids) are
 // generated; zone-count hints, totals, child-vector counts, free counts and
 // symbol counts are computed from the model.

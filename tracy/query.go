@@ -13,7 +13,7 @@ import (
 	"github.com/gotracy/gotracy/protocol"
 )
 
-// answer appends the answer to one server query (spec §2.3): every query
+// answer appends the answer to one server query: every query
 // but Terminate and Disconnect gets exactly its answer, with the key echoed.
 func (s *session) answer(q protocol.ServerQueryPacket) {
 	s.queries++
@@ -49,7 +49,7 @@ func (s *session) answer(q protocol.ServerQueryPacket) {
 		b, _ = protocol.AppendExternalThreadName(b, q.Ptr, "[unknown]")
 		b, _ = protocol.AppendExternalName(b, q.Ptr, "[unknown]")
 	case protocol.ServerQueryDisconnect:
-		// §2.6 C: stop sending events, send Terminate, keep answering.
+		// The server disconnects: stop sending events, send Terminate, keep answering.
 		if !s.terminated {
 			s.buf = b
 			s.closeOpenZones()
@@ -116,7 +116,7 @@ var exePath = func() string {
 
 // appendFrameAnswer resolves a code address from the Go runtime's own tables:
 // runtime.CallersFrames expands inlined calls, innermost first, and the
-// real function comes last, which is the order Tracy wants (§5.2).
+// real function comes last, which is the order Tracy wants.
 func appendFrameAnswer(b []byte, addr uint64) []byte {
 	type fr struct {
 		fn, file string
@@ -183,7 +183,7 @@ func addSourceFile(f string) {
 	}
 }
 
-// maxSourceSize is the C++ client's limit for source files (§4.3).
+// maxSourceSize is the C++ client's limit for source files.
 const maxSourceSize = 262128
 
 func (s *session) appendSourceAnswer(b []byte, id uint32) []byte {

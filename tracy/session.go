@@ -77,7 +77,7 @@ func (p *profiler) beginSession(conn net.Conn) *session {
 	p.nextEp++
 	if conn != nil {
 		// Stop reports the error that ended the last session; an earlier
-		// session's end (a server that stopped the capture, §2.6 B) is not it.
+		// session's end (a server that stopped the capture) is not it.
 		p.setErr(nil)
 	}
 	s := &session{p: p, ep: p.nextEp, conn: conn, buf: make([]byte, 0, 256<<10)}
@@ -789,7 +789,7 @@ func appendSecond[S ~string | ~[]byte](dst []byte, s S) []byte {
 	return dst
 }
 
-// shutdown is Stop's work on the sender goroutine (§2.6 A of the spec).
+// shutdown is Stop's work on the sender goroutine: the client's end of a session.
 func (p *profiler) shutdown(s *session) {
 	if s == nil || s.conn == nil {
 		// Nobody connected: nothing can be delivered.

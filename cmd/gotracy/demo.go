@@ -194,8 +194,8 @@ var leafName string
 
 func init() { leafName = runtime.FuncForPC(reflect.ValueOf(leafCompute).Pointer()).Name() }
 
-// runDemo is the frame workload of Tracy's reference demo (see
-// ../shared/fixtures/README.md): the main goroutine and two workers.
+// runDemo is the frame workload of Tracy's reference demo (the C++ program
+// behind the fixture recordings): the main goroutine and two workers.
 func runDemo(frames int) *demoReport {
 	c := &counter{r: demoReport{Zones: map[string]int{}}}
 	shared := tracy.NewMutex("g_sharedLock")
