@@ -127,7 +127,7 @@ func TestItemDecoderErrors(t *testing.T) {
 	}
 }
 
-// TestCompactTimes checks the spec's §3.2 worked encodings and that every
+// TestCompactTimes checks worked examples of the compact encodings and that every
 // range boundary round-trips through the variant it forces.
 func TestCompactTimes(t *testing.T) {
 	for _, c := range []struct {
@@ -245,7 +245,7 @@ func TestTimeRefsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestWorkedExampleFrame decodes the spec's §7 frame #1 byte for byte.
+// TestWorkedExampleFrame decodes the first frame of a worked example byte for byte.
 func TestWorkedExampleFrame(t *testing.T) {
 	wire := unhex(t, `28000000 f017 4b34120000 14804eb83b 0010000055550000 1bf401
 		53c090c83b00000000 0000000000000000`)

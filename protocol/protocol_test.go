@@ -20,7 +20,7 @@ func unhex(t *testing.T, s string) []byte {
 	return b
 }
 
-// TestWelcomeWorkedExample encodes the welcome of the spec's §7 example.
+// TestWelcomeWorkedExample encodes the welcome of a worked example session.
 func TestWelcomeWorkedExample(t *testing.T) {
 	w := Welcome{TimerMul: 1, InitBegin: 1000000000, InitEnd: 1000500000, Resolution: 10, Epoch: 1750000000,
 		PID: 4242, CPUArch: CPUArchX64, ProgramName: "demo", HostInfo: "OS: Linux"}
@@ -103,7 +103,7 @@ func TestOnDemandPayload(t *testing.T) {
 	}
 }
 
-// TestServerQueryPacket checks the §7 example bytes and every type's name.
+// TestServerQueryPacket checks a worked example's bytes and every type's name.
 func TestServerQueryPacket(t *testing.T) {
 	p := ServerQueryPacket{Type: ServerQuerySourceLocation, Ptr: 0x0000555500001000}
 	b, _ := p.MarshalBinary()

@@ -12,7 +12,7 @@ import (
 )
 
 // TestWriteFuzzSeeds regenerates the checked-in seed corpus under
-// testdata/fuzz from the spec's worked example, the real recordings and
+// testdata/fuzz from the worked example of Tracy's protocol, the real recordings and
 // synthetic streams. It runs only with GOTRACY_WRITE_SEEDS=1.
 func TestWriteFuzzSeeds(t *testing.T) {
 	if os.Getenv("GOTRACY_WRITE_SEEDS") != "1" {
@@ -28,7 +28,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The spec's §7 frames, whole and decoded.
+	// The worked example's frames, whole and decoded.
 	example := unhex(t, `28000000 f017 4b34120000 14804eb83b 0010000055550000 1bf401 53c090c83b00000000 0000000000000000
 		02000000 1049`)
 	write("FuzzFrameReader", "worked-example", example)

@@ -11,7 +11,7 @@ import (
 	"github.com/gotracy/gotracy/internal/fixtures"
 )
 
-// specDoc finds the protocol specification beside the fixtures.
+// specDoc finds the byte-level protocol description kept with the fixtures.
 func specDoc(t *testing.T) string {
 	t.Helper()
 	d := fixtures.Dir()
@@ -30,7 +30,7 @@ var specRow = regexp.MustCompile(`(?m)^\| (\d+) \| 0x[0-9A-F]{2} \| (\w+) \| ([^
 var specField = regexp.MustCompile(`@(\d+) (u8\[6\]|\w+) (\w+)`)
 
 // TestSpecTable checks every entry of Specs (name, size, fields, time kind,
-// context) against §3.5 of the specification document.
+// context) against the queue-type table of that description, where present.
 func TestSpecTable(t *testing.T) {
 	doc := specDoc(t)
 	rows := specRow.FindAllStringSubmatch(doc, -1)
@@ -110,7 +110,7 @@ func TestSpecTable(t *testing.T) {
 	}
 }
 
-// TestQueueTypeNames pins the enum numbering the spec calls easy to get wrong.
+// TestQueueTypeNames pins the enum numbering that is easy to get wrong.
 func TestQueueTypeNames(t *testing.T) {
 	for _, c := range []struct {
 		t    QueueType

@@ -103,7 +103,7 @@ func TestDiffDetects(t *testing.T) {
 
 // TestPackedImagesWriteUnpacked: a capture keeps frame images Zstd-packed;
 // the writer must store exactly the bytes it would store for the same
-// images unpacked (tracy-file.md §4.26), and a reader loads them unpacked.
+// images unpacked, and a reader loads them unpacked.
 func TestPackedImagesWriteUnpacked(t *testing.T) {
 	plain := genTrace(5, 300)
 	var want bytes.Buffer

@@ -10,7 +10,7 @@ import (
 func withWriteVersion(v uint32) Option { return func(o *options) { o.version = v } }
 
 // expectAt is what a trace written in the layout of version v reads back
-// as: the fields that layout lacks take the loader's defaults (§5.1).
+// as: the fields that layout lacks take the loader's defaults.
 func expectAt(t *model.Trace, v uint32) {
 	if v < ver(0, 9, 2) {
 		t.Metadata.OnDemand = t.Metadata.FrameOffset != 0
@@ -69,7 +69,7 @@ func expectAt(t *model.Trace, v uint32) {
 }
 
 // TestOlderVersions writes the layouts of every older version the 0.14.0
-// loader accepts, at each boundary of §5.1, and checks the reader takes the
+// loader accepts, at each version where the layout changes, and checks the reader takes the
 // right branch for each.
 func TestOlderVersions(t *testing.T) {
 	versions := []uint32{

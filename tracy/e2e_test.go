@@ -329,7 +329,7 @@ func TestThousandGoroutines(t *testing.T) {
 }
 
 // TestShutdownClosesOpenZones: zones still open at Stop are closed, so the
-// server can end the session (§2.6 A, §8.11).
+// server can end the session.
 func TestShutdownClosesOpenZones(t *testing.T) {
 	ts := startWithServer(t)
 	Begin(locOuter) // never ended
@@ -451,7 +451,7 @@ func TestOnDemand(t *testing.T) {
 		mu.Lock()
 		mu.Unlock()
 		if session == 0 {
-			// The server stops the capture (§2.6 B): end the session
+			// The server stops the capture: end the session
 			// without Stop, then connect again.
 			Begin(locInner).End()
 			time.Sleep(20 * time.Millisecond)

@@ -22,7 +22,7 @@ import (
 // it connects, handshakes, decodes every item, keeps the cross-item state a
 // real server keeps (thread context, time references, pending strings and
 // payloads, zone stacks), asks for every unknown key (source locations in
-// FIFO order) and ends the session as §2.6 A says: after Terminate, once
+// FIFO order) and ends the session as Tracy's server does: after Terminate, once
 // nothing is pending and every zone stack is empty.
 
 type capZone struct {
@@ -247,7 +247,7 @@ func (ts *testServer) ask(typ protocol.ServerQuery, key uint64) {
 	}
 	space := uint64(typ)
 	if typ == protocol.ServerQueryPlotName || typ == protocol.ServerQueryFrameName {
-		space = uint64(protocol.ServerQueryString) // one key space (§4.1)
+		space = uint64(protocol.ServerQueryString) // one key space
 	}
 	k := [2]uint64{space, key}
 	if ts.asked[k] {

@@ -20,7 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// payloadHeader is the first 8 payload bytes of a 0.14.0 file (spec §4.1).
+// payloadHeader is the first 8 payload bytes of a 0.14.0 file.
 var payloadHeader = []byte{'t', 'r', 'a', 'c', 'y', 0, 14, 0}
 
 // fixtureNames are the fixtures a test reads; the 260 MB payload of
@@ -217,7 +217,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestChunkLayout checks the framing against the spec independently of the
+// TestChunkLayout checks the framing against the format independently of the
 // Reader: chunk i holds block i, every chunk but the last decodes to 64 KiB.
 func TestChunkLayout(t *testing.T) {
 	payload := genPayload(1, 10*65536+5)
@@ -740,7 +740,7 @@ func TestNextBlock(t *testing.T) {
 }
 
 // TestZstdFramePerChunk: a writer may put one complete Zstd frame in each
-// chunk (spec §2.5 (b), accepted by real Tracy); with and without the
+// chunk (accepted by real Tracy); with and without the
 // frame checksum.
 func TestZstdFramePerChunk(t *testing.T) {
 	payload := genPayload(15, 7*65536+1234)
