@@ -1,8 +1,8 @@
 // Package symbols turns (image, image-relative address) pairs into source
 // frames: function, file, line, column, and the chain of inlined calls,
 // innermost first, as `addr2line -f -i` prints them. It resolves the call
-// stacks of Tracy clients that leave symbol resolution to the server, re-
-// resolves saved traces (package symbolize), and is the engine of the
+// stacks of Tracy clients that leave symbol resolution to the server,
+// re-resolves saved traces (package symbolize), and is the engine of the
 // `gotracy symbols` commands. It imports nothing else from gotracy.
 //
 //	r, err := symbols.New(symbols.WithSearchPath("/srv/debug"))

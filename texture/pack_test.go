@@ -16,7 +16,7 @@ import (
 )
 
 // tracyPayload returns the uncompressed payload of a Zstd-compressed
-// multi-stream .tracy container (tracy-file.md §2): block i of 64 KiB was
+// multi-stream .tracy container: block i of 64 KiB was
 // compressed by stream i mod N, each stream being one never-ended Zstd
 // frame. Only what this package's golden test needs; the real reader is
 // package tracefile.
@@ -65,7 +65,7 @@ func tracyPayload(tb testing.TB, path string) []byte {
 // TestPrepareMatchesTracyServer is the golden test for FixOrder and RDO:
 // the real Tracy 0.14.0 capture tool received the fixture frames as DXT1
 // from the client, ran FixOrder + RDO + Zstd, and wrote the images,
-// decompressed, into demo.tracy (tracy-file.md §4.26). Prepare on the same
+// decompressed, into demo.tracy. Prepare on the same
 // client bytes must reproduce those bytes exactly.
 func TestPrepareMatchesTracyServer(t *testing.T) {
 	payload := tracyPayload(t, fixtures.Path(t, "demo.tracy"))
