@@ -5,6 +5,7 @@ package tracy_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -199,5 +200,73 @@ func TestCaptureStoresWhatWasEmitted(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("lock not in capture")
+	}
+}
+
+// Package-level locations: the site is the first Begin's, not the var's.
+var (
+	pkgLoc      = tracy.NewLoc("")
+	pkgNamedLoc = tracy.NewColorLoc("named", 0x102030)
+)
+
+// zoneSite returns function, file and line of the first zone called name.
+func zoneSite(tr *model.Trace, name string) (fn, file string, line int, ok bool) {
+	for i := range tr.Threads {
+		th := &tr.Threads[i]
+		model.Walk(&th.Zones, func(z, depth int) bool {
+			zz := th.Zones.At(z)
+			if ok || tr.ZoneName(zz) != name {
+				return !ok
+			}
+			sl, _ := tr.SrcLoc(zz.SrcLoc)
+			fn, file, line, ok = tr.RefString(sl.Function), tr.RefString(sl.File), int(sl.Line), true
+			return false
+		})
+	}
+	return
+}
+
+// TestPackageLocSite: a Loc made at package level records the function,
+// file and line of the Begin call in the capture, and so do BeginHere and
+// named zones; a Loc used again at another site keeps its first site.
+func TestPackageLocSite(t *testing.T) {
+	finish := selfCapture(t)
+	_, thisFile, lineA, _ := runtime.Caller(0)
+	tracy.Begin(pkgLoc).End()      // lineA + 1
+	tracy.Begin(pkgNamedLoc).End() // lineA + 2
+	tracy.BeginHere().End()        // lineA + 3
+	tracy.BeginNamed("dyn-site").End()
+	tracy.Begin(pkgLoc).End() // a second site: still lineA + 1
+	tr := finish()
+	const fn = "github.com/gotracy/gotracy/tracy_test.TestPackageLocSite"
+	for _, c := range []struct {
+		zone string
+		line int
+	}{{fn, lineA + 1}, {"named", lineA + 2}, {"dyn-site", lineA + 4}} {
+		gotFn, gotFile, gotLine, ok := zoneSite(tr, c.zone)
+		if !ok {
+			t.Errorf("zone %q not in the capture", c.zone)
+			continue
+		}
+		if gotFn != fn || gotFile != thisFile || gotLine != c.line {
+			t.Errorf("zone %q at %s %s:%d, want %s %s:%d", c.zone, gotFn, gotFile, gotLine, fn, thisFile, c.line)
+		}
+	}
+	n := 0
+	for i := range tr.Threads {
+		th := &tr.Threads[i]
+		model.Walk(&th.Zones, func(z, depth int) bool {
+			sl, _ := tr.SrcLoc(th.Zones.At(z).SrcLoc)
+			if tr.RefString(sl.Function) == fn && int(sl.Line) == lineA+3 {
+				n++
+			}
+			return true
+		})
+	}
+	if n != 1 {
+		t.Errorf("%d BeginHere zones at line %d, want 1", n, lineA+3)
+	}
+	if pkgLoc.Line() != lineA+1 || pkgLoc.Function() != fn {
+		t.Errorf("pkgLoc reports %s:%d", pkgLoc.Function(), pkgLoc.Line())
 	}
 }

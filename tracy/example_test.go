@@ -99,7 +99,7 @@ func ExampleBegin() {
 	// Output:
 	// parse
 	//   lex
-	//   github.com/gotracy/gotracy/tracy_test.init
+	//   github.com/gotracy/gotracy/tracy_test.ExampleBegin.func1
 	// render
 }
 

@@ -28,9 +28,6 @@ func (s *session) answer(q protocol.ServerQueryPacket) {
 		b, _ = protocol.AppendThreadName(b, q.Ptr, clipText(threadName(uint32(q.Ptr))))
 	case protocol.ServerQuerySourceLocation:
 		l := locByKey(q.Ptr)
-		if l == nil {
-			l = overflowLoc
-		}
 		b = protocol.AppendSourceLocation(b, l.nameKey, l.fnKey, l.fileKey, l.line, uint8(l.color), uint8(l.color>>8), uint8(l.color>>16))
 	case protocol.ServerQueryPlotName:
 		str, _ := strByKey(q.Ptr)
