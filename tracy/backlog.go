@@ -136,6 +136,7 @@ func (p *profiler) resume(s *session) {
 	s.ep = p.nextEp
 	for _, g := range *gstates.Load() {
 		g.depth = 0
+		g.fiber = false
 	}
 	serial.mu.Lock()
 	rec.Store(s.ep)

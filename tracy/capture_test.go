@@ -270,3 +270,88 @@ func TestPackageLocSite(t *testing.T) {
 		t.Errorf("pkgLoc reports %s:%d", pkgLoc.Function(), pkgLoc.Line())
 	}
 }
+
+var locFiberStep = tracy.NewLoc("step")
+
+// TestFibersAndHostInfo: work for one fiber done by two goroutines in turn
+// is one fiber lane in the capture, named after the fiber; the welcome
+// carries Tracy's host lines and a measured timer resolution; on Linux the
+// capture has the CPU usage plot.
+func TestFibersAndHostInfo(t *testing.T) {
+	finish := selfCapture(t)
+	start := time.Now()
+	for i := 0; i < 2; i++ {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tracy.FiberEnter("job 7")
+			tracy.Begin(locFiberStep).End()
+			tracy.FiberLeave()
+			tracy.FiberLeave() // a second leave does nothing
+		}()
+		<-done
+	}
+	tracy.Begin(locFiberStep).End() // outside the fiber: the goroutine's own
+	if d := 350*time.Millisecond - time.Since(start); d > 0 {
+		time.Sleep(d) // a few CPU usage reports
+	}
+	tr := finish()
+	var fiberZones, otherZones int
+	var fiberName string
+	for i := range tr.Threads {
+		th := &tr.Threads[i]
+		n := 0
+		model.Walk(&th.Zones, func(z, depth int) bool {
+			if tr.ZoneName(th.Zones.At(z)) == "step" {
+				n++
+			}
+			return true
+		})
+		if th.IsFiber {
+			fiberZones += n
+			fiberName = tr.ThreadName(th.ID)
+		} else {
+			otherZones += n
+		}
+	}
+	if fiberZones != 2 || otherZones != 1 || fiberName != "job 7" {
+		t.Errorf("fiber %q has %d step zones and the goroutines %d; want \"job 7\" with 2, and 1", fiberName, fiberZones, otherZones)
+	}
+	hi := tr.Metadata.HostInfo
+	prev := -1
+	for _, key := range []string{"OS: ", "Compiler: Go ", "User: ", "Arch: ", "CPU: ", "CPU cores: ", "RAM: "} {
+		i := strings.Index(hi, "\n"+key)
+		if strings.HasPrefix(hi, key) {
+			i = 0
+		}
+		if i < 0 || i < prev {
+			t.Errorf("host info lacks %q in Tracy's order:\n%s", key, hi)
+		}
+		prev = i
+	}
+	wantArch := map[string]string{"amd64": "Arch: x64\n", "arm64": "Arch: ARM64\n"}[runtime.GOARCH]
+	if wantArch != "" && !strings.Contains(hi, wantArch) {
+		t.Errorf("host info %q lacks %q", hi, wantArch)
+	}
+	// Tracy's measure, the smallest positive step between two reads, can be
+	// one tick (0.4 ns, stored as 0) where the counter is virtualised.
+	if tr.Metadata.Resolution < 0 || tr.Metadata.Resolution > 1000 {
+		t.Errorf("timer resolution %d ns, want a measured 0..1000", tr.Metadata.Resolution)
+	}
+	if runtime.GOOS == "linux" {
+		points := -1
+		for _, p := range tr.Plots {
+			if p.Type == model.PlotSysTime {
+				points = len(p.Points)
+				for _, pt := range p.Points {
+					if pt.Value < 0 || pt.Value > 100 {
+						t.Errorf("CPU usage %v%%", pt.Value)
+					}
+				}
+			}
+		}
+		if points < 1 {
+			t.Errorf("no CPU usage plot points (%d) after 350 ms", points)
+		}
+	}
+}

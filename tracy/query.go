@@ -41,7 +41,11 @@ func (s *session) answer(q protocol.ServerQueryPacket) {
 		}
 		b = protocol.AppendAckServerQueryNoop(b)
 	case protocol.ServerQueryFiberName:
-		b, _ = protocol.AppendFiberName(b, q.Ptr, "fiber")
+		name, ok := strByKey(q.Ptr)
+		if !ok {
+			name = "fiber"
+		}
+		b, _ = protocol.AppendFiberName(b, q.Ptr, clipText(name))
 	case protocol.ServerQueryExternalName:
 		b, _ = protocol.AppendExternalThreadName(b, q.Ptr, "[unknown]")
 		b, _ = protocol.AppendExternalName(b, q.Ptr, "[unknown]")

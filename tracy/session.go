@@ -98,6 +98,7 @@ func (p *profiler) beginSession(conn net.Conn) *session {
 	s.fw = protocol.NewFrameWriter(&s.sw)
 	for _, g := range *gstates.Load() {
 		g.depth = 0
+		g.fiber = false
 	}
 	setRec(s.ep)
 	return s
@@ -109,7 +110,7 @@ func (p *profiler) welcome(onDemand bool) []byte {
 		TimerMul:        p.cal.timerMul(),
 		InitBegin:       p.initBegin,
 		InitEnd:         p.initEnd,
-		Resolution:      resolution(),
+		Resolution:      p.resolution,
 		Epoch:           uint64(p.startUnix),
 		ExecTime:        p.execTime,
 		PID:             uint64(os.Getpid()),
@@ -199,6 +200,7 @@ func (p *profiler) run(sess *session) {
 	idle := 0
 	nextRetire := time.Now().Add(retireInterval)
 	p.poolMin = len(freeChunks)
+	p.resolution = resolution()
 	for {
 		if n := len(freeChunks); n < p.poolMin {
 			p.poolMin = n
@@ -234,6 +236,7 @@ func (p *profiler) run(sess *session) {
 			time.Sleep(2 * time.Millisecond)
 			continue
 		}
+		p.reportSysTime(sess)
 		worked := sess.pump()
 		if sess.conn == nil {
 			p.backlogLen.Store(int64(sess.backlog.Len()))
@@ -513,11 +516,11 @@ func recSize(b []byte) int {
 	switch b[0] {
 	case rEpoch, rZoneColor:
 		return 5
-	case rZoneBegin:
+	case rZoneBegin, rFiberEnter:
 		return 17
 	case rZoneBeginCS:
 		return 19 + 8*int(binary.LittleEndian.Uint16(b[17:]))
-	case rZoneEnd, rZoneValue:
+	case rZoneEnd, rZoneValue, rFiberLeave:
 		return 9
 	case rZoneText, rZoneName:
 		return 3 + int(binary.LittleEndian.Uint16(b[1:]))
@@ -577,6 +580,10 @@ func (s *session) records(g *gstate, b []byte) {
 			if g.depth == 0 {
 				continue // its zone began before this session
 			}
+		case rFiberLeave:
+			if !g.fiber {
+				continue // entered before this session, or never: the server refuses it
+			}
 		}
 		if s.curTid != g.tid {
 			s.buf = s.refs.AppendThreadContext(s.buf, g.tid)
@@ -620,6 +627,12 @@ func (s *session) records(g *gstate, b []byte) {
 			s.buf = protocol.AppendPlotDataFloat(s.buf, le.Uint64(r[1:]), s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[9:]))), f32frombits(le.Uint32(r[17:])))
 		case rPlotDouble:
 			s.buf = protocol.AppendPlotDataDouble(s.buf, le.Uint64(r[1:]), s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[9:]))), f64frombits(le.Uint64(r[17:])))
+		case rFiberEnter:
+			g.fiber = true
+			s.buf = protocol.AppendFiberEnter(s.buf, s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[1:]))), le.Uint64(r[9:]), g.tid, 0)
+		case rFiberLeave:
+			g.fiber = false
+			s.buf = protocol.AppendFiberLeave(s.buf, s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[1:]))), g.tid)
 		}
 	}
 }

@@ -46,6 +46,7 @@ type gstate struct {
 	r        int
 	sep      uint32 // epoch the sender is currently accepting for this state
 	depth    int    // open zones the sender has sent in the current session
+	fiber    bool   // the sender sent a FiberEnter and no FiberLeave yet, this session
 	idle     int    // consecutive retirement checks that found g idle
 	retireAt int64  // nanotime when a retired state is finally dropped
 }

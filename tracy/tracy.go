@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -54,6 +53,8 @@ type profiler struct {
 	stopBy     atomic.Int64
 	poolMin    int // fewest pooled chunks seen since the last trim (sender)
 	backlogLen atomic.Int64
+	sysTime    sysTimeState // sender only
+	resolution uint64       // measured by the sender before it serves anyone
 	stats      Stats
 	statsMu    sync.Mutex
 }
@@ -284,12 +285,6 @@ func (p *profiler) listen() error {
 		return nil
 	}
 	return fmt.Errorf("%w on %s ports %v: %w", ErrNoPort, p.cfg.addr, ports, lastErr)
-}
-
-func hostInfo() string {
-	h, _ := os.Hostname()
-	return fmt.Sprintf("OS: %s\nCompiler: %s\nArch: %s\nHost: %s\nCPU cores: %d\n",
-		runtime.GOOS, runtime.Version(), runtime.GOARCH, h, runtime.NumCPU())
 }
 
 func sleepNs(ns int64) { time.Sleep(time.Duration(ns)) }
