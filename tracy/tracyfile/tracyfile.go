@@ -51,7 +51,8 @@ const finishTimeout = time.Minute
 // the in-process capture is its only server.
 //
 // Start fails before anything runs when path exists and is not a regular
-// file or its directory cannot take a file.
+// file or its directory cannot take a file. In a program built with the
+// notracy tag it does nothing and writes no file.
 func Start(path string, opts ...tracy.Option) error {
 	if err := checkOutput(path); err != nil {
 		return err
@@ -91,6 +92,12 @@ func Start(path string, opts ...tracy.Option) error {
 	if err := tracy.Start(all...); err != nil {
 		cancel()
 		return err
+	}
+	if tracy.Port() == 0 {
+		// Built with the notracy tag: nothing is recorded, so there is
+		// nothing to capture or write, as every tracy call does nothing.
+		cancel()
+		return nil
 	}
 	addr := capture.JoinAddr("127.0.0.1", tracy.Port())
 	go func() {

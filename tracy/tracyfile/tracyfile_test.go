@@ -1,3 +1,5 @@
+//go:build !notracy
+
 package tracyfile_test
 
 import (
