@@ -70,12 +70,15 @@
 // those waits. Dropping events instead would unbalance zones (the server
 // refuses a zone end without its begin) and silently falsify the profile;
 // blocking keeps the capture exact and makes the slowdown visible where it
-// happens. Frame images are the one exception: at most four wait for the
-// compressor, and a fifth is refused with ErrImageBusy, because a lost
-// screenshot corrupts nothing. Before the first server connects (without
-// WithOnDemand) the sender keeps compressing into an in-memory backlog
-// bounded by WithBacklogLimit; with WithOnDemand nothing is recorded while
-// nobody is connected.
+// happens; a server that accepts nothing for 10 s is disconnected
+// (ErrServerStalled), so no wait is unbounded. Frame images are the one
+// exception: at most four wait for the compressor, and a fifth is refused
+// with ErrImageBusy, because a lost screenshot corrupts nothing. Before the
+// first server connects (without WithOnDemand) the sender keeps
+// compressing into an in-memory backlog bounded by WithBacklogLimit; when
+// it is full, recording stops with one warning (Stats.BacklogStops) rather
+// than the program, and resumes when a server connects. With WithOnDemand
+// nothing is recorded while nobody is connected.
 //
 // # Clock: the CPU's counter, calibrated once
 //
