@@ -5,6 +5,8 @@ package tracy
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"errors"
 	"runtime"
 	"strings"
 	"sync"
@@ -302,4 +304,44 @@ func TestEnvironment(t *testing.T) {
 	} else {
 		Stop()
 	}
+}
+
+// TestStalledServerReleasesProducers: a connected server that stops
+// reading holds producers back (back-pressure) but only for the stall
+// timeout: then the session ends with ErrServerStalled and the program
+// runs on.
+func TestStalledServerReleasesProducers(t *testing.T) {
+	old := stallTimeout
+	stallTimeout = 300 * time.Millisecond
+	defer func() { stallTimeout = old }()
+	if err := Start(WithPort(0), WithBroadcast(false), WithMemoryLimit(1<<20), WithShutdownTimeout(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	ts := dialTestServer(t, Port()) // handshakes, then never reads
+	defer ts.conn.Close()
+	if err := WaitConnected(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waits0 := ReadStats().ProducerWaits
+	start := time.Now()
+	// Incompressible texts: 24 MB, far more than the socket buffers and
+	// the 1 MiB queue limit hold.
+	txt := make([]byte, 60000)
+	for i := 0; i < 400; i++ {
+		rand.Read(txt)
+		Message(string(txt))
+	}
+	elapsed := time.Since(start)
+	st := ReadStats()
+	err := Stop()
+	if st.ProducerWaits == waits0 {
+		t.Errorf("producers never waited for the stalled server")
+	}
+	if elapsed > 20*time.Second {
+		t.Errorf("producers were held %v by a stalled server (stall timeout %v)", elapsed, stallTimeout)
+	}
+	if !errors.Is(err, ErrServerStalled) {
+		t.Errorf("Stop = %v, want ErrServerStalled", err)
+	}
+	t.Logf("held %v, %d waits", elapsed.Round(time.Millisecond), st.ProducerWaits-waits0)
 }
