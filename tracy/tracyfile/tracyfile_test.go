@@ -192,3 +192,40 @@ func TestInProcess(t *testing.T) {
 		t.Errorf("program name %q", tr.Metadata.CaptureProgram)
 	}
 }
+
+// TestWaitingCaptureGetsShortProgram: a capture already waiting when a
+// short program starts (no TRACY_NO_EXIT, no option) receives all of it:
+// the program's Stop gives a retrying capture the moment to connect.
+func TestWaitingCaptureGetsShortProgram(t *testing.T) {
+	prog := shortprog(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	type result struct {
+		res *capture.Result
+		err error
+	}
+	ch := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	go func() { // gotracy capture's default: a new attempt every 100 ms
+		res, err := capture.Connect(ctx, capture.JoinAddr("127.0.0.1", port))
+		ch <- result{res, err}
+	}()
+	time.Sleep(300 * time.Millisecond) // the capture is retrying
+	cmd := exec.Command(prog, "plain")
+	cmd.Env = append(os.Environ(), "TRACY_NO_EXIT=", "TRACY_PORT="+strconv.Itoa(port), "TRACY_NO_BROADCAST=1")
+	if b, err := cmd.CombinedOutput(); err != nil || len(b) != 0 {
+		t.Errorf("program: %v, output %q", err, b)
+	}
+	r := <-ch
+	if r.err != nil {
+		t.Fatalf("capture: %v", r.err)
+	}
+	if n := zonesNamed(r.res.Trace, "work"); n != 1000 {
+		t.Errorf("%d work zones captured, want 1000", n)
+	}
+}
