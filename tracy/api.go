@@ -15,6 +15,9 @@ var (
 	ErrNotRunning = errors.New("tracy: not started")
 	// ErrDisabled: the program was built with the notracy tag.
 	ErrDisabled = errors.New("tracy: disabled at build time (notracy)")
+	// ErrEnvironment: a TRACY_* environment variable holds a value the
+	// client cannot use.
+	ErrEnvironment = errors.New("tracy: bad environment variable")
 )
 
 // Frame image errors.
@@ -46,6 +49,12 @@ type Stats struct {
 	ProducerWaits uint64 // times a producer waited for queue memory
 	ImagesDropped uint64 // frame images dropped because the compressor was busy
 	QueueBytes    int64  // memory held by goroutine queues now
-	Goroutines    int    // goroutine states alive now
-	LastError     error  // what ended the last session abnormally, if anything
+	BacklogBytes  int64  // compressed data held for the first server now
+	BacklogLimit  int64  // WithBacklogLimit
+	// BacklogStops counts the times recording stopped because the
+	// pre-connection backlog was full and no server had connected (see
+	// WithBacklogLimit); the first server to connect resumes it.
+	BacklogStops uint64
+	Goroutines   int   // goroutine states alive now
+	LastError    error // what ended the last session abnormally, if anything
 }

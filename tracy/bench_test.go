@@ -4,7 +4,6 @@ package tracy
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -207,7 +206,7 @@ func BenchmarkSenderEncode(b *testing.B) {
 	p := &profiler{cfg: defaultConfig()}
 	s := &session{p: p, ep: 99, buf: make([]byte, 0, 256<<10)}
 	s.sw.w = io.Discard
-	s.backlog = new(bytes.Buffer)
+	s.backlog = new(backlogBuf)
 	s.fw = protocol.NewFrameWriter(&s.sw)
 	rec.Store(99)
 	defer rec.Store(0)
@@ -232,7 +231,7 @@ func BenchmarkSenderOnly(b *testing.B) {
 	p := &profiler{cfg: defaultConfig()}
 	s := &session{p: p, ep: 99, buf: make([]byte, 0, 256<<10)}
 	s.sw.w = io.Discard
-	s.backlog = new(bytes.Buffer)
+	s.backlog = new(backlogBuf)
 	s.fw = protocol.NewFrameWriter(&s.sw)
 	rec.Store(99)
 	defer rec.Store(0)

@@ -5,6 +5,7 @@ package tracy_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -199,5 +200,158 @@ func TestCaptureStoresWhatWasEmitted(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("lock not in capture")
+	}
+}
+
+// Package-level locations: the site is the first Begin's, not the var's.
+var (
+	pkgLoc      = tracy.NewLoc("")
+	pkgNamedLoc = tracy.NewColorLoc("named", 0x102030)
+)
+
+// zoneSite returns function, file and line of the first zone called name.
+func zoneSite(tr *model.Trace, name string) (fn, file string, line int, ok bool) {
+	for i := range tr.Threads {
+		th := &tr.Threads[i]
+		model.Walk(&th.Zones, func(z, depth int) bool {
+			zz := th.Zones.At(z)
+			if ok || tr.ZoneName(zz) != name {
+				return !ok
+			}
+			sl, _ := tr.SrcLoc(zz.SrcLoc)
+			fn, file, line, ok = tr.RefString(sl.Function), tr.RefString(sl.File), int(sl.Line), true
+			return false
+		})
+	}
+	return
+}
+
+// TestPackageLocSite: a Loc made at package level records the function,
+// file and line of the Begin call in the capture, and so do BeginHere and
+// named zones; a Loc used again at another site keeps its first site.
+func TestPackageLocSite(t *testing.T) {
+	finish := selfCapture(t)
+	_, thisFile, lineA, _ := runtime.Caller(0)
+	tracy.Begin(pkgLoc).End()      // lineA + 1
+	tracy.Begin(pkgNamedLoc).End() // lineA + 2
+	tracy.BeginHere().End()        // lineA + 3
+	tracy.BeginNamed("dyn-site").End()
+	tracy.Begin(pkgLoc).End() // a second site: still lineA + 1
+	tr := finish()
+	const fn = "github.com/gotracy/gotracy/tracy_test.TestPackageLocSite"
+	for _, c := range []struct {
+		zone string
+		line int
+	}{{fn, lineA + 1}, {"named", lineA + 2}, {"dyn-site", lineA + 4}} {
+		gotFn, gotFile, gotLine, ok := zoneSite(tr, c.zone)
+		if !ok {
+			t.Errorf("zone %q not in the capture", c.zone)
+			continue
+		}
+		if gotFn != fn || gotFile != thisFile || gotLine != c.line {
+			t.Errorf("zone %q at %s %s:%d, want %s %s:%d", c.zone, gotFn, gotFile, gotLine, fn, thisFile, c.line)
+		}
+	}
+	n := 0
+	for i := range tr.Threads {
+		th := &tr.Threads[i]
+		model.Walk(&th.Zones, func(z, depth int) bool {
+			sl, _ := tr.SrcLoc(th.Zones.At(z).SrcLoc)
+			if tr.RefString(sl.Function) == fn && int(sl.Line) == lineA+3 {
+				n++
+			}
+			return true
+		})
+	}
+	if n != 1 {
+		t.Errorf("%d BeginHere zones at line %d, want 1", n, lineA+3)
+	}
+	if pkgLoc.Line() != lineA+1 || pkgLoc.Function() != fn {
+		t.Errorf("pkgLoc reports %s:%d", pkgLoc.Function(), pkgLoc.Line())
+	}
+}
+
+var locFiberStep = tracy.NewLoc("step")
+
+// TestFibersAndHostInfo: work for one fiber done by two goroutines in turn
+// is one fiber lane in the capture, named after the fiber; the welcome
+// carries Tracy's host lines and a measured timer resolution; on Linux the
+// capture has the CPU usage plot.
+func TestFibersAndHostInfo(t *testing.T) {
+	finish := selfCapture(t)
+	start := time.Now()
+	for i := 0; i < 2; i++ {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tracy.FiberEnter("job 7")
+			tracy.Begin(locFiberStep).End()
+			tracy.FiberLeave()
+			tracy.FiberLeave() // a second leave does nothing
+		}()
+		<-done
+	}
+	tracy.Begin(locFiberStep).End() // outside the fiber: the goroutine's own
+	if d := 350*time.Millisecond - time.Since(start); d > 0 {
+		time.Sleep(d) // a few CPU usage reports
+	}
+	tr := finish()
+	var fiberZones, otherZones int
+	var fiberName string
+	for i := range tr.Threads {
+		th := &tr.Threads[i]
+		n := 0
+		model.Walk(&th.Zones, func(z, depth int) bool {
+			if tr.ZoneName(th.Zones.At(z)) == "step" {
+				n++
+			}
+			return true
+		})
+		if th.IsFiber {
+			fiberZones += n
+			fiberName = tr.ThreadName(th.ID)
+		} else {
+			otherZones += n
+		}
+	}
+	if fiberZones != 2 || otherZones != 1 || fiberName != "job 7" {
+		t.Errorf("fiber %q has %d step zones and the goroutines %d; want \"job 7\" with 2, and 1", fiberName, fiberZones, otherZones)
+	}
+	hi := tr.Metadata.HostInfo
+	prev := -1
+	for _, key := range []string{"OS: ", "Compiler: Go ", "User: ", "Arch: ", "CPU: ", "CPU cores: ", "RAM: "} {
+		i := strings.Index(hi, "\n"+key)
+		if strings.HasPrefix(hi, key) {
+			i = 0
+		}
+		if i < 0 || i < prev {
+			t.Errorf("host info lacks %q in Tracy's order:\n%s", key, hi)
+		}
+		prev = i
+	}
+	wantArch := map[string]string{"amd64": "Arch: x64\n", "arm64": "Arch: ARM64\n"}[runtime.GOARCH]
+	if wantArch != "" && !strings.Contains(hi, wantArch) {
+		t.Errorf("host info %q lacks %q", hi, wantArch)
+	}
+	// Tracy's measure, the smallest positive step between two reads, can be
+	// one tick (0.4 ns, stored as 0) where the counter is virtualised.
+	if tr.Metadata.Resolution < 0 || tr.Metadata.Resolution > 1000 {
+		t.Errorf("timer resolution %d ns, want a measured 0..1000", tr.Metadata.Resolution)
+	}
+	if runtime.GOOS == "linux" {
+		points := -1
+		for _, p := range tr.Plots {
+			if p.Type == model.PlotSysTime {
+				points = len(p.Points)
+				for _, pt := range p.Points {
+					if pt.Value < 0 || pt.Value > 100 {
+						t.Errorf("CPU usage %v%%", pt.Value)
+					}
+				}
+			}
+		}
+		if points < 1 {
+			t.Errorf("no CPU usage plot points (%d) after 350 ms", points)
+		}
 	}
 }

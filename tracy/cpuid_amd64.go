@@ -2,6 +2,8 @@
 
 package tracy
 
+import "bytes"
+
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 
 // invariantTSC reports CPUID leaf 0x80000007 EDX bit 8: the TSC runs at a
@@ -38,4 +40,24 @@ func cpuArchInfo() (arch uint8, vendor [12]byte, id uint32) {
 	a, _, _, _ := cpuid(1, 0)
 	id = (a & 0xFFF) | ((a & 0x0FFF0000) >> 4)
 	return 2, vendor, id
+}
+
+// cpuBrand is the processor brand string of CPUID leaves 0x80000002-4,
+// the "CPU:" line of Tracy's host information.
+func cpuBrand() string {
+	maxExt, _, _, _ := cpuid(0x80000000, 0)
+	if maxExt < 0x80000004 {
+		return ""
+	}
+	var b []byte
+	for leaf := uint32(0x80000002); leaf <= 0x80000004; leaf++ {
+		a, bb, c, d := cpuid(leaf, 0)
+		for _, v := range [4]uint32{a, bb, c, d} {
+			b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+		}
+	}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
 }

@@ -10,3 +10,4 @@ func invariantTSC() bool { return true }
 func hasPrefetchW() bool { return true }
 
 func cpuArchInfo() (arch uint8, vendor [12]byte, id uint32) { return 4, vendor, 0 }
+func cpuBrand() string                                      { return "" }

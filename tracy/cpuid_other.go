@@ -21,3 +21,5 @@ func cpuArchInfo() (arch uint8, vendor [12]byte, id uint32) {
 	}
 	return arch, vendor, 0
 }
+
+func cpuBrand() string { return "" }

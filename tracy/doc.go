@@ -54,15 +54,29 @@
 //
 // # When the server is slower than the program
 //
-// Nothing is dropped, because a lost zone end would make the server refuse
-// the capture and any loss would falsify the profile. Events wait in memory
-// up to WithMemoryLimit (256 MiB by default); past it, the goroutine that
-// needs more queue memory waits for the sender, and ReadStats reports those
-// waits as ProducerWaits. Frame images are the one exception: while four
-// wait for compression a fifth is refused with ErrImageBusy. Without
-// WithOnDemand, what the program records before the first server connects
-// is kept (up to WithBacklogLimit) and delivered to it; with WithOnDemand,
-// nothing is recorded while no server is connected.
+// Nothing is dropped while a server is connected, because a lost zone end
+// would make the server refuse the capture and any loss would falsify the
+// profile. Events wait in memory up to WithMemoryLimit (256 MiB by
+// default); past it, the goroutine that needs more queue memory waits for
+// the sender, and ReadStats reports those waits as ProducerWaits. A server
+// that accepts nothing for 10 s is disconnected (ErrServerStalled), so no
+// wait lasts longer. Frame images are the one exception: while four wait
+// for compression a fifth is refused with ErrImageBusy.
+//
+// # When nobody is profiling
+//
+// Without WithOnDemand, what the program records before the first server
+// connects is kept, compressed, up to WithBacklogLimit (256 MiB), and
+// delivered to that server. When the backlog is full, recording stops with
+// one warning (ReadStats().BacklogStops) and the program runs on at full
+// speed; it resumes when a server connects. With WithOnDemand nothing is
+// recorded while no server is connected.
+//
+// Stop delivers everything to a server that is connected or connects while
+// the program stops. When events were recorded and no server ever came, it
+// waits for one if TRACY_NO_EXIT=1 is set or WithExitWait was given, and
+// otherwise prints one line to stderr saying what it discarded. To write a
+// .tracy file without any server, use package tracy/tracyfile.
 //
 // Call stacks are resolved by the program itself from the Go runtime's
 // tables, and the server may see the source of a file only if the program

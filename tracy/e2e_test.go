@@ -108,7 +108,8 @@ func TestEndToEndZonesNesting(t *testing.T) {
 	if c.strs[l.file] != locInner.file || !strings.HasSuffix(c.strs[l.file], "e2e_test.go") || l.color != 0x123456 {
 		t.Errorf("inner location: file %q color %#x", c.strs[l.file], l.color)
 	}
-	if !strings.HasSuffix(c.strs[l.function], "tracy.init") {
+	// A package-level Loc takes the site of its first Begin.
+	if !strings.HasSuffix(c.strs[l.function], "tracy.TestEndToEndZonesNesting") {
 		t.Errorf("inner location function %q", c.strs[l.function])
 	}
 	if c.welcome.TimerMul <= 0 || c.welcome.ProgramName == "" {

@@ -99,7 +99,7 @@ func ExampleBegin() {
 	// Output:
 	// parse
 	//   lex
-	//   github.com/gotracy/gotracy/tracy_test.init
+	//   github.com/gotracy/gotracy/tracy_test.ExampleBegin.func1
 	// render
 }
 
@@ -254,4 +254,72 @@ func ExampleMutex() {
 		}
 	}
 	// Output: cache lock 6
+}
+
+var stageLoc = tracy.NewLoc("stage")
+
+// Work for one job that hops between goroutines shows as one lane: each
+// goroutine that takes the job up enters its fiber.
+func ExampleFiberEnter() {
+	tr := record(func() {
+		for stage := 0; stage < 3; stage++ {
+			done := make(chan struct{})
+			go func() { // a different goroutine for each stage
+				defer close(done)
+				tracy.FiberEnter("job 42")
+				defer tracy.FiberLeave()
+				defer tracy.Begin(stageLoc).End()
+			}()
+			<-done
+		}
+	})
+	for _, th := range tr.Threads {
+		if th.IsFiber {
+			fmt.Println(tr.ThreadName(th.ID), "zones:", th.Zones.Len())
+		}
+	}
+	// Output: job 42 zones: 3
+}
+
+var siteLoc = tracy.NewLoc("") // unnamed: the zone shows its function
+
+// A Loc made at package level takes its function, file and line from the
+// first Begin that uses it, not from the var's initialiser.
+func ExampleNewLoc() {
+	tr := record(func() {
+		handle()
+	})
+	fmt.Println(zoneNames(tr))
+	// Output: [github.com/gotracy/gotracy/tracy_test.handle]
+}
+
+func handle() {
+	defer tracy.Begin(siteLoc).End()
+}
+
+// A short program run without any server: WithExitWait makes Stop wait for
+// one (TRACY_NO_EXIT=1 waits without limit), so a capture started a moment
+// later still receives everything.
+func ExampleWithExitWait() {
+	if err := tracy.Start(tracy.WithPort(0), tracy.WithBroadcast(false), tracy.WithExitWait(30*time.Second)); err != nil {
+		panic(err)
+	}
+	for i := 0; i < 1000; i++ {
+		tracy.Begin(exampleLoc).End()
+	}
+	port := tracy.Port()
+	ch := make(chan *capture.Result, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond) // the capture starts after the work is done
+		res, err := capture.Connect(context.Background(), capture.JoinAddr("127.0.0.1", port))
+		if err != nil {
+			panic(err)
+		}
+		ch <- res
+	}()
+	if err := tracy.Stop(); err != nil { // waits for the capture, delivers, returns
+		panic(err)
+	}
+	fmt.Println("zones:", (<-ch).Trace.ZoneCount())
+	// Output: zones: 1000
 }

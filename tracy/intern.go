@@ -4,6 +4,7 @@ package tracy
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -19,8 +20,19 @@ import (
 // Create one per call site, once (a package-level variable), and pass it to
 // Begin: the location is then sent to a server once per connection, however
 // many zones use it.
+//
+// A Loc made by a package initialiser (var loc = tracy.NewLoc("update"), or
+// in an init function) would otherwise name every zone "main.init" at the
+// var's line, so its function, file and line are those of the call site
+// of its first Begin (or BeginCallstack), taken once. A Loc used at
+// several sites keeps the first site that ran: Tracy identifies a location
+// by its key, and a key's text must never change. Give each site its own
+// Loc when the sites matter.
 type Loc struct {
-	key      uint64
+	key uint64
+	// unsited: made by a package initialiser; the first Begin sets the
+	// site (siteLoc). Read on every Begin, next to key.
+	unsited  atomic.Bool
 	nameKey  uint64
 	fnKey    uint64
 	fileKey  uint64
@@ -34,14 +46,33 @@ type Loc struct {
 // Name returns the location's zone name ("" when the function name is used).
 func (l *Loc) Name() string { return l.name }
 
-// Function returns the function the location was created in.
-func (l *Loc) Function() string { return l.function }
+// Function returns the location's function: where it was created, or, for
+// a Loc made by a package initialiser, where its first Begin ran.
+func (l *Loc) Function() string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return l.function
+}
 
-// File returns the source file of the location.
-func (l *Loc) File() string { return l.file }
+// File returns the source file of the location (see Function).
+func (l *Loc) File() string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return l.file
+}
 
-// Line returns the source line of the location.
-func (l *Loc) Line() int { return int(l.line) }
+// Line returns the source line of the location (see Function).
+func (l *Loc) Line() int {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return int(l.line)
+}
+
+// locInfo is what a source-location answer needs, copied under regMu.
+type locInfo struct {
+	nameKey, fnKey, fileKey uint64
+	line, color             uint32
+}
 
 // maxLocs keeps us below Tracy's limit of 32767 distinct source locations
 // per capture ("too many source locations" failure otherwise).
@@ -97,13 +128,16 @@ func strByKey(k uint64) (string, bool) {
 	return strs[k-1], true
 }
 
-func locByKey(k uint64) *Loc {
+// locByKey returns the fields of location k (the overflow location's for
+// an unknown key).
+func locByKey(k uint64) locInfo {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if k == 0 || k > uint64(len(locs)) {
-		return nil
+	l := overflowLoc
+	if k != 0 && k <= uint64(len(locs)) {
+		l = locs[k-1]
 	}
-	return locs[k-1]
+	return locInfo{l.nameKey, l.fnKey, l.fileKey, l.line, l.color}
 }
 
 // registerLoc assigns l its keys. It returns overflowLoc when the budget
@@ -122,23 +156,79 @@ func registerLoc(l *Loc) *Loc {
 	return l
 }
 
-func callerLoc(skip int, name string, color uint32) *Loc {
+// callerLoc makes the location of its caller's caller (skip more frames
+// up). siteAtBegin: when that caller is a package initialiser, the first
+// Begin decides the site instead.
+func callerLoc(skip int, name string, color uint32, siteAtBegin bool) *Loc {
 	pc, file, line, _ := runtime.Caller(skip + 1)
 	fn := "?"
 	if f := runtime.FuncForPC(pc); f != nil {
 		fn = f.Name()
 	}
 	addSourceFile(file)
-	return registerLoc(&Loc{name: name, function: fn, file: file, line: uint32(line), color: color & 0xFFFFFF})
+	l := &Loc{name: name, function: fn, file: file, line: uint32(line), color: color & 0xFFFFFF}
+	if siteAtBegin && isInitFunc(fn) {
+		l.unsited.Store(true)
+	}
+	return registerLoc(l)
+}
+
+// isInitFunc reports whether fn (a runtime function name) is a package
+// initialiser: pkg.init (variable initialisers), pkg.init.0 (init
+// functions) or a closure within them.
+func isInitFunc(fn string) bool {
+	if i := strings.LastIndexByte(fn, '/'); i >= 0 {
+		fn = fn[i+1:]
+	}
+	i := strings.IndexByte(fn, '.')
+	if i < 0 {
+		return false
+	}
+	rest := fn[i+1:]
+	return rest == "init" || strings.HasPrefix(rest, "init.")
+}
+
+// siteLoc gives an unsited Loc the site of the Begin that is running, once
+// (the first Begin to get here wins).
+//
+//go:noinline
+func siteLoc(l *Loc) {
+	var pcs [8]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	var f runtime.Frame
+	for more := true; more; {
+		f, more = frames.Next()
+		switch strings.TrimPrefix(f.Function, "github.com/gotracy/gotracy/tracy.") {
+		case "begin", "Begin", "BeginCallstack":
+			continue
+		}
+		break
+	}
+	if f.Function == "" {
+		l.unsited.Store(false) // no caller to take: keep where it was made
+		return
+	}
+	addSourceFile(f.File)
+	fnKey, fileKey := strKey(f.Function), strKey(f.File)
+	regMu.Lock()
+	if l.unsited.Load() {
+		l.function, l.file, l.line = f.Function, f.File, uint32(f.Line)
+		l.fnKey, l.fileKey = fnKey, fileKey
+		l.unsited.Store(false)
+	}
+	regMu.Unlock()
 }
 
 // NewLoc returns the source location of its caller with the given zone name
 // ("" shows the function name). Call it once per call site, typically as a
 // package-level variable; each call uses one of Tracy's 32767 locations.
-func NewLoc(name string) *Loc { return callerLoc(1, name, 0) }
+// Made at package level, the Loc takes its function, file and line from
+// its first Begin (see Loc).
+func NewLoc(name string) *Loc { return callerLoc(1, name, 0, true) }
 
 // NewColorLoc is NewLoc with a zone colour 0xRRGGBB (0 = default).
-func NewColorLoc(name string, color uint32) *Loc { return callerLoc(1, name, color) }
+func NewColorLoc(name string, color uint32) *Loc { return callerLoc(1, name, color, true) }
 
 // LocAt builds a location from explicit parts, for zones whose source is not
 // Go code (a script interpreter, a query planner). Intern the result yourself:
@@ -179,7 +269,7 @@ func locForName(name string, skip int) (l *Loc, overflow bool) {
 		// however many distinct names follow.
 		return overflowLoc, true
 	}
-	l = callerLoc(skip+1, name, 0)
+	l = callerLoc(skip+1, name, 0, false)
 	act, loaded := dynLocs.LoadOrStore(name, l)
 	if loaded {
 		nDyn.Add(-1)

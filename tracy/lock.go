@@ -32,7 +32,7 @@ func (l *lockCtx) announce(shared bool, skip int) uint32 {
 		return id
 	}
 	if l.loc == nil {
-		l.loc = callerLoc(skip+1, l.name, 0)
+		l.loc = callerLoc(skip+1, l.name, 0, false)
 	}
 	nextLock++
 	id := nextLock
@@ -61,7 +61,7 @@ type Mutex struct {
 func NewMutex(name string) *Mutex {
 	m := &Mutex{}
 	m.l.name = name
-	m.l.loc = callerLoc(1, name, 0)
+	m.l.loc = callerLoc(1, name, 0, false)
 	return m
 }
 
@@ -115,7 +115,7 @@ type RWMutex struct {
 func NewRWMutex(name string) *RWMutex {
 	m := &RWMutex{}
 	m.l.name = name
-	m.l.loc = callerLoc(1, name, 0)
+	m.l.loc = callerLoc(1, name, 0, false)
 	return m
 }
 

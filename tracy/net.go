@@ -21,18 +21,25 @@ func (p *profiler) acceptLoop() {
 		if err != nil {
 			return // listener closed by Stop
 		}
-		if !p.handshake(c) {
+		// Stop serves a server that connects while it delivers, so the
+		// loop runs until the sender has finished, not until Stop begins.
+		p.handshaking.Add(1)
+		ok := p.handshake(c)
+		if !ok {
+			p.handshaking.Add(-1)
 			continue
 		}
 		select {
 		case p.conns <- c:
-		case <-p.stop:
+			p.handshaking.Add(-1)
+		case <-p.done:
+			p.handshaking.Add(-1)
 			c.Close()
 			return
 		}
 		select {
 		case <-p.sessDone:
-		case <-p.stop:
+		case <-p.done:
 			return
 		}
 	}
@@ -122,7 +129,9 @@ func (p *profiler) broadcastLoop() {
 			send(int32(time.Now().Unix() - p.startUnix))
 		}
 		select {
-		case <-p.stop:
+		case <-p.done:
+			// Announced until the sender has finished: Stop may be
+			// waiting for a viewer to connect (TRACY_NO_EXIT).
 			if !p.busy.Load() {
 				send(-1)
 			}

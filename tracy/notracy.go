@@ -37,6 +37,8 @@ func (z Zone) Name(name string)               {}
 func (z Zone) Color(rgb uint32)               {}
 func (z Zone) Value(v uint64)                 {}
 func SetThreadName(name string)               {}
+func FiberEnter(name string)                  {}
+func FiberLeave()                             {}
 
 func Message(text string)                                                    {}
 func MessageColor(text string, rgb uint32)                                   {}

@@ -28,9 +28,6 @@ func (s *session) answer(q protocol.ServerQueryPacket) {
 		b, _ = protocol.AppendThreadName(b, q.Ptr, clipText(threadName(uint32(q.Ptr))))
 	case protocol.ServerQuerySourceLocation:
 		l := locByKey(q.Ptr)
-		if l == nil {
-			l = overflowLoc
-		}
 		b = protocol.AppendSourceLocation(b, l.nameKey, l.fnKey, l.fileKey, l.line, uint8(l.color), uint8(l.color>>8), uint8(l.color>>16))
 	case protocol.ServerQueryPlotName:
 		str, _ := strByKey(q.Ptr)
@@ -44,7 +41,11 @@ func (s *session) answer(q protocol.ServerQueryPacket) {
 		}
 		b = protocol.AppendAckServerQueryNoop(b)
 	case protocol.ServerQueryFiberName:
-		b, _ = protocol.AppendFiberName(b, q.Ptr, "fiber")
+		name, ok := strByKey(q.Ptr)
+		if !ok {
+			name = "fiber"
+		}
+		b, _ = protocol.AppendFiberName(b, q.Ptr, clipText(name))
 	case protocol.ServerQueryExternalName:
 		b, _ = protocol.AppendExternalThreadName(b, q.Ptr, "[unknown]")
 		b, _ = protocol.AppendExternalName(b, q.Ptr, "[unknown]")

@@ -28,6 +28,8 @@ const (
 	rPlotInt     = 11 // u64 name, i64 t, i64 v
 	rPlotFloat   = 12 // u64 name, i64 t, f32 v
 	rPlotDouble  = 13 // u64 name, i64 t, f64 v
+	rFiberEnter  = 14 // i64 t, u64 name key
+	rFiberLeave  = 15 // i64 t
 )
 
 // rec is the recording epoch: 0 when nothing is recorded (before Start,

@@ -33,6 +33,16 @@ const (
 	sParamSetup // id = idx, ptr = name key, size = type, key = value
 )
 
+// deferred reports the kinds pushDeferred queues: replayed to every
+// session, so they are not events a session recorded.
+func (k serialKind) deferred() bool {
+	switch k {
+	case sLockAnnounce, sLockName, sPlotConfig, sAppInfo, sParamSetup:
+		return true
+	}
+	return false
+}
+
 type serialEv struct {
 	kind serialKind
 	t    int64

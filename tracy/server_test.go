@@ -104,6 +104,7 @@ type capFrame struct {
 }
 
 type captured struct {
+	sysTimes    int // SysTimeReport items
 	welcome     protocol.Welcome
 	onDemand    *protocol.OnDemandPayload
 	threads     map[uint32]*capThread
@@ -685,6 +686,11 @@ func (ts *testServer) item(it protocol.Item) error {
 	case protocol.Terminate:
 		c.terminate = true
 	case protocol.KeepAlive, protocol.ExternalThreadName, protocol.ThreadGroupHint:
+	case protocol.SysTimeReport:
+		if _, pct := it.SysTimeReport(); pct < 0 || pct > 100 {
+			return fmt.Errorf("test server: CPU usage %v%%", pct)
+		}
+		c.sysTimes++
 	default:
 		if hasTime {
 			_ = t

@@ -3,7 +3,6 @@
 package tracy
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,7 +24,7 @@ type session struct {
 	ep      uint32
 	conn    net.Conn
 	sw      switchWriter
-	backlog *bytes.Buffer
+	backlog *backlogBuf
 	fw      *protocol.FrameWriter
 	refs    protocol.TimeRefs
 	curTid  uint32
@@ -41,6 +40,15 @@ type session struct {
 	terminated bool // we sent Terminate
 	drained    int  // record bytes the last pump consumed
 	queries    int64
+
+	// zones and others count what this session converted (for Stop's
+	// report of what no server received).
+	zones, others int64
+	// frozen: the pre-connection backlog filled up and recording stopped
+	// (see freeze); resumeDeferred is where the deferred items pushed since
+	// then start.
+	frozen         bool
+	resumeDeferred int
 
 	xfer     []byte // data transfer being received
 	xferWant int
@@ -82,14 +90,15 @@ func (p *profiler) beginSession(conn net.Conn) *session {
 	}
 	s := &session{p: p, ep: p.nextEp, conn: conn, buf: make([]byte, 0, 256<<10)}
 	if conn == nil {
-		s.backlog = new(bytes.Buffer)
+		s.backlog = new(backlogBuf)
 		s.sw.w = s.backlog
 	} else {
-		s.sw.w = conn
+		s.sw.w = deadlineWriter{conn}
 	}
 	s.fw = protocol.NewFrameWriter(&s.sw)
 	for _, g := range *gstates.Load() {
 		g.depth = 0
+		g.fiber = false
 	}
 	setRec(s.ep)
 	return s
@@ -101,7 +110,7 @@ func (p *profiler) welcome(onDemand bool) []byte {
 		TimerMul:        p.cal.timerMul(),
 		InitBegin:       p.initBegin,
 		InitEnd:         p.initEnd,
-		Resolution:      resolution(),
+		Resolution:      p.resolution,
 		Epoch:           uint64(p.startUnix),
 		ExecTime:        p.execTime,
 		PID:             uint64(os.Getpid()),
@@ -122,30 +131,36 @@ func (p *profiler) welcome(onDemand bool) []byte {
 
 // connect starts serving c: the welcome, then (default mode) the backlog
 // prepared since Start, or (on-demand) the on-demand payload and a fresh
-// recording session.
-func (p *profiler) connect(s *session, c net.Conn) (*session, error) {
+// recording session. stopping: Stop is delivering, so a frozen backlog
+// does not resume recording.
+func (p *profiler) connect(s *session, c net.Conn, stopping bool) (*session, error) {
+	w := deadlineWriter{c}
 	if p.cfg.onDemand {
 		hello := p.welcome(true)
 		od := protocol.OnDemandPayload{Frames: frameCount.Load(), CurrentTime: now()}
 		hello, _ = od.AppendBinary(hello)
-		if _, err := c.Write(hello); err != nil {
+		if _, err := w.Write(hello); err != nil {
 			c.Close()
 			return nil, err
 		}
 		s = p.beginSession(c)
 	} else {
 		hello := p.welcome(false)
-		if _, err := c.Write(hello); err != nil {
+		if _, err := w.Write(hello); err != nil {
 			c.Close()
 			return s, err
 		}
-		if _, err := c.Write(s.backlog.Bytes()); err != nil {
+		if err := s.backlog.writeTo(w); err != nil {
 			c.Close()
 			return s, err
 		}
 		s.backlog = nil
+		p.backlogLen.Store(0)
 		s.conn = c
-		s.sw.w = c
+		s.sw.w = w
+		if s.frozen && !stopping {
+			p.resume(s)
+		}
 	}
 	s.q = make(chan protocol.ServerQueryPacket, 4096)
 	s.quit = make(chan struct{})
@@ -184,16 +199,22 @@ func (p *profiler) run(sess *session) {
 	defer close(p.done)
 	idle := 0
 	nextRetire := time.Now().Add(retireInterval)
+	p.poolMin = len(freeChunks)
+	p.resolution = resolution()
 	for {
+		if n := len(freeChunks); n < p.poolMin {
+			p.poolMin = n
+		}
 		if time.Now().After(nextRetire) {
 			p.retireIdle()
+			p.trimChunkPool()
 			nextRetire = time.Now().Add(retireInterval)
 		}
 		select {
 		case c := <-p.conns:
 			var err error
 			if p.cfg.onDemand || (sess != nil && sess.conn == nil) {
-				sess, err = p.connect(sess, c)
+				sess, err = p.connect(sess, c, false)
 			} else {
 				c.Close()
 				err = errors.New("tracy: no session to serve")
@@ -208,14 +229,22 @@ func (p *profiler) run(sess *session) {
 			return
 		default:
 		}
-		if sess == nil || sess.conn == nil && sess.backlog.Len() > p.cfg.backlogLimit {
-			if sess == nil {
-				discardAll()
-			}
+		if sess == nil || sess.frozen {
+			// Nothing is recorded: drop what producers wrote just before
+			// recording stopped.
+			discardAll()
 			time.Sleep(2 * time.Millisecond)
 			continue
 		}
+		p.reportSysTime(sess)
 		worked := sess.pump()
+		if sess.conn == nil {
+			p.backlogLen.Store(int64(sess.backlog.Len()))
+			if sess.err == nil && sess.backlog.Len() >= p.cfg.backlogLimit {
+				p.freeze(sess)
+				continue
+			}
+		}
 		if sess.err != nil || sess.ended {
 			if sess.err != nil {
 				p.setErr(sess.err)
@@ -398,13 +427,16 @@ func (s *session) drainAll() bool {
 		if len(s.buf) > batchLimit {
 			s.writeBuf()
 		}
-		if s.conn == nil && s.backlog.Len() > s.p.cfg.backlogLimit {
+		if s.conn == nil && s.backlog.Len() >= s.p.cfg.backlogLimit {
 			return worked
 		}
 	}
 	if q := takeSerial(); len(q) > 0 {
 		worked = true
 		for i := range q {
+			if !q[i].kind.deferred() {
+				s.others++
+			}
 			s.encodeSerial(&q[i])
 			if len(s.buf) > batchLimit {
 				s.writeBuf()
@@ -438,8 +470,28 @@ func (s *session) drainState(g *gstate) bool {
 		}
 		g.head, g.r = next, 0
 		freeChunk(c)
+		if s.drained >= pumpBudget || s.conn == nil && s.backlog.Len() >= s.p.cfg.backlogLimit {
+			// A producer that writes as fast as the sender converts
+			// would keep it here for good: return, so the sender checks
+			// the backlog limit, Stop and the server's queries.
+			return worked
+		}
 	}
 }
+
+// drainRest drains until the queues are empty, once recording has stopped
+// (or the backlog is full).
+func (s *session) drainRest() {
+	for {
+		s.drained = 0
+		if !s.drainAll() || s.err != nil || s.conn == nil && s.backlog.Len() >= s.p.cfg.backlogLimit {
+			return
+		}
+	}
+}
+
+// pumpBudget bounds the record bytes one pump converts.
+const pumpBudget = 8 << 20
 
 // discardAll drops whatever was recorded (no session).
 func discardAll() {
@@ -464,11 +516,11 @@ func recSize(b []byte) int {
 	switch b[0] {
 	case rEpoch, rZoneColor:
 		return 5
-	case rZoneBegin:
+	case rZoneBegin, rFiberEnter:
 		return 17
 	case rZoneBeginCS:
 		return 19 + 8*int(binary.LittleEndian.Uint16(b[17:]))
-	case rZoneEnd, rZoneValue:
+	case rZoneEnd, rZoneValue, rFiberLeave:
 		return 9
 	case rZoneText, rZoneName:
 		return 3 + int(binary.LittleEndian.Uint16(b[1:]))
@@ -528,10 +580,21 @@ func (s *session) records(g *gstate, b []byte) {
 			if g.depth == 0 {
 				continue // its zone began before this session
 			}
+		case rFiberLeave:
+			if !g.fiber {
+				continue // entered before this session, or never: the server refuses it
+			}
 		}
 		if s.curTid != g.tid {
 			s.buf = s.refs.AppendThreadContext(s.buf, g.tid)
 			s.curTid = g.tid
+		}
+		switch r[0] {
+		case rZoneBegin, rZoneBeginCS:
+			s.zones++
+		case rZoneEnd:
+		default:
+			s.others++
 		}
 		switch r[0] {
 		case rZoneBegin:
@@ -564,6 +627,12 @@ func (s *session) records(g *gstate, b []byte) {
 			s.buf = protocol.AppendPlotDataFloat(s.buf, le.Uint64(r[1:]), s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[9:]))), f32frombits(le.Uint32(r[17:])))
 		case rPlotDouble:
 			s.buf = protocol.AppendPlotDataDouble(s.buf, le.Uint64(r[1:]), s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[9:]))), f64frombits(le.Uint64(r[17:])))
+		case rFiberEnter:
+			g.fiber = true
+			s.buf = protocol.AppendFiberEnter(s.buf, s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[1:]))), le.Uint64(r[9:]), g.tid, 0)
+		case rFiberLeave:
+			g.fiber = false
+			s.buf = protocol.AppendFiberLeave(s.buf, s.refs.Delta(protocol.TimeThread, int64(le.Uint64(r[1:]))), g.tid)
 		}
 	}
 }
@@ -585,7 +654,7 @@ func (s *session) zoneRun(g *gstate, b []byte) int {
 	out = out[:cap(out)]
 	ref := s.refs.Thread
 	depth := g.depth
-	i := 0
+	i, nz := 0, int64(0)
 loop:
 	for i < len(b) {
 		switch b[i] {
@@ -608,6 +677,7 @@ loop:
 			i += 17
 			ref = t
 			depth++
+			nz++
 		case rZoneEnd:
 			r := b[i:]
 			if len(r) < 9 || depth == 0 {
@@ -633,6 +703,7 @@ loop:
 	s.buf = out[:o]
 	s.refs.Thread = ref
 	g.depth = depth
+	s.zones += nz
 	return i
 }
 
@@ -791,18 +862,48 @@ func appendSecond[S ~string | ~[]byte](dst []byte, s S) []byte {
 
 // shutdown is Stop's work on the sender goroutine: the client's end of a session.
 func (p *profiler) shutdown(s *session) {
-	if s == nil || s.conn == nil {
-		// Nobody connected: nothing can be delivered.
+	if s == nil {
 		p.endSession(s)
 		return
 	}
-	// Images already handed to FrameImage belong to the capture.
-	for deadline := time.Now().Add(2 * time.Second); imagesPending.Load() > 0 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
+	if s.conn == nil {
+		// No server yet (default mode): complete the backlog, then wait
+		// for one as configured, or say what is discarded.
+		if !s.frozen {
+			p.waitImages()
+			setRecKeepQueue(0)
+			s.drainRest()
+			if s.backlog.Len() >= p.cfg.backlogLimit {
+				p.freeze(s)
+			}
+			s.closeOpenZones()
+			s.flush()
+		}
+		if s.zones == 0 && s.others == 0 {
+			p.endSession(s)
+			return
+		}
+		c := p.awaitExitConn(s)
+		if c == nil {
+			fmt.Fprintf(stderr, "tracy: no Tracy server connected; discarding %d zones and %d other events (%s compressed) recorded since Start. "+
+				"To keep them, run a capture (gotracy capture, tracy-capture, the viewer), set TRACY_NO_EXIT=1 or use tracy.WithExitWait to wait at exit, or record to a file with tracyfile.Start\n",
+				s.zones, s.others, sizeText(int64(s.backlog.Len())))
+			p.endSession(s)
+			return
+		}
+		var err error
+		if s, err = p.connect(s, c, true); err != nil {
+			p.setErr(err)
+			p.endSession(s)
+			return
+		}
+	} else {
+		p.waitImages()
+		setRecKeepQueue(0)
 	}
-	setRecKeepQueue(0)
+	p.stopBy.CompareAndSwap(0, time.Now().Add(p.cfg.shutdownTimeout+time.Second).UnixNano())
 	s.answerPending()
-	s.drainAll()
+	s.drainRest()
 	s.closeOpenZones()
 	s.flush()
 	if s.err == nil && !s.ended {
@@ -832,6 +933,14 @@ func (p *profiler) shutdown(s *session) {
 		p.setErr(s.err)
 	}
 	p.endSession(s)
+}
+
+// waitImages lets images already handed to FrameImage reach the stream:
+// they belong to the capture.
+func (p *profiler) waitImages() {
+	for deadline := time.Now().Add(2 * time.Second); imagesPending.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // setRecKeepQueue stops recording but leaves queued serial events for the

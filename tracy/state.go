@@ -46,6 +46,7 @@ type gstate struct {
 	r        int
 	sep      uint32 // epoch the sender is currently accepting for this state
 	depth    int    // open zones the sender has sent in the current session
+	fiber    bool   // the sender sent a FiberEnter and no FiberLeave yet, this session
 	idle     int    // consecutive retirement checks that found g idle
 	retireAt int64  // nanotime when a retired state is finally dropped
 }
@@ -58,8 +59,14 @@ var (
 	// freeChunks recycles full-size chunks between producers and the
 	// sender. A channel rather than a sync.Pool: pools are emptied at every
 	// GC, and a producer emitting tens of millions of zones would then
-	// allocate a fresh 64 KiB chunk every few thousand zones.
-	freeChunks = make(chan *chunk, 64)
+	// allocate a fresh 64 KiB chunk every few thousand zones. It can hold
+	// a whole default memory limit: every chunk freed while the queues are
+	// large is reused instead of becoming garbage, because garbage lets the
+	// GC's heap goal (twice the live heap) take the process to twice the
+	// documented limit. Chunks the pool kept unused for a whole retirement
+	// interval are released (trimChunkPool), so a burst does not hold its
+	// memory forever.
+	freeChunks = make(chan *chunk, (256<<20)/chunkSize)
 	waits      atomic.Uint64 // producer waits for memory, reported in Stats
 )
 
@@ -86,6 +93,22 @@ func newChunk(size int) *chunk {
 		}
 	}
 	return &chunk{buf: make([]byte, size)}
+}
+
+// keptChunks are pooled whatever the recent use (4 MiB).
+const keptChunks = 64
+
+// trimChunkPool releases the pooled chunks no producer took during the last
+// interval (sender only).
+func (p *profiler) trimChunkPool() {
+	for n := p.poolMin - keptChunks; n > 0; n-- {
+		select {
+		case <-freeChunks:
+		default:
+			n = 0
+		}
+	}
+	p.poolMin = len(freeChunks)
 }
 
 func freeChunk(c *chunk) {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -44,8 +43,20 @@ type profiler struct {
 	busy      atomic.Bool              // a session is active (no broadcasts)
 	served    atomic.Bool              // non-on-demand: the one session happened
 	nextEp    uint32
-	stats     Stats
-	statsMu   sync.Mutex
+	started   time.Time
+	// handshaking counts connections the accept loop is reading the
+	// handshake of, so Stop serves a server that connected just before.
+	handshaking atomic.Int32
+	// stopBy (unix ns) is when Stop gives up on a connected server that
+	// stopped reading and cuts the connection; 0 until Stop delivers to
+	// a connected server.
+	stopBy     atomic.Int64
+	poolMin    int // fewest pooled chunks seen since the last trim (sender)
+	backlogLen atomic.Int64
+	sysTime    sysTimeState // sender only
+	resolution uint64       // measured by the sender before it serves anyone
+	stats      Stats
+	statsMu    sync.Mutex
 }
 
 // Start starts the profiler: it listens for a Tracy server (the GUI,
@@ -59,8 +70,12 @@ func Start(opts ...Option) error {
 		return ErrRunning
 	}
 	cfg := defaultConfig()
+	cfg.applyEnv(os.Getenv)
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.badEnvPort != "" {
+		return fmt.Errorf("%w: TRACY_PORT=%q, want a port number 1..65535", ErrEnvironment, cfg.badEnvPort)
 	}
 	p := &profiler{
 		cfg:       cfg,
@@ -73,6 +88,7 @@ func Start(opts ...Option) error {
 		bcastDone: make(chan struct{}),
 	}
 	p.initBegin = now()
+	p.started = time.Now()
 	p.cal = newCalibration()
 	p.startUnix = time.Now().Unix()
 	if err := p.listen(); err != nil {
@@ -116,8 +132,18 @@ func Start(opts ...Option) error {
 // Stop ends profiling. With a server connected it first delivers everything
 // recorded, closes zones still open, sends Terminate and answers the
 // server's last queries until it ends the session (or the shutdown timeout
-// passes), so nothing is lost at exit. Afterwards every call is a no-op
-// again. Stop returns the error that ended the last session, if any.
+// passes), so nothing is lost at exit.
+//
+// When events were recorded and no server ever connected (default mode),
+// nothing is dropped without a word: a server that connects while Stop
+// runs gets everything; Stop waits for one as long as WithExitWait says,
+// or without limit when TRACY_NO_EXIT=1 (Tracy's convention); a program
+// stopping within 250 ms of Start waits until then, so a capture that was
+// already retrying connects; and if none comes Stop prints one line to
+// stderr saying what it discards and how to keep it.
+//
+// Afterwards every call is a no-op again. Stop returns the error that
+// ended the last session, if any.
 func Stop() error {
 	profMu.Lock()
 	p := prof
@@ -125,17 +151,29 @@ func Stop() error {
 		profMu.Unlock()
 		return ErrNotRunning
 	}
-	close(p.stop)
-	select {
-	case <-p.done:
-	case <-time.After(p.cfg.shutdownTimeout + time.Second):
-		// The sender is stuck writing to a server that stopped reading:
-		// cut the connection so Stop returns.
-		if c := p.curConn.Load(); c != nil {
-			(*c).Close()
-		}
-		<-p.done
+	if p.connected.Load() {
+		p.stopBy.CompareAndSwap(0, time.Now().Add(p.cfg.shutdownTimeout+time.Second).UnixNano())
 	}
+	close(p.stop)
+	tick := time.NewTicker(50 * time.Millisecond)
+wait:
+	for {
+		select {
+		case <-p.done:
+			break wait
+		case <-tick.C:
+			if by := p.stopBy.Load(); by != 0 && time.Now().UnixNano() > by {
+				// The sender is stuck writing to a server that stopped
+				// reading: cut the connection so Stop returns.
+				if c := p.curConn.Load(); c != nil {
+					(*c).Close()
+				}
+				<-p.done
+				break wait
+			}
+		}
+	}
+	tick.Stop()
 	p.ln.Close()
 	close(p.imgDone)
 	<-p.imgExited
@@ -144,8 +182,14 @@ func Stop() error {
 	prof = nil
 	profMu.Unlock()
 	p.statsMu.Lock()
-	defer p.statsMu.Unlock()
-	return p.stats.LastError
+	err := p.stats.LastError
+	p.statsMu.Unlock()
+	for _, f := range p.cfg.afterStop {
+		if herr := f(); herr != nil && err == nil {
+			err = herr
+		}
+	}
+	return err
 }
 
 // Port returns the TCP port the profiler listens on, 0 when not started.
@@ -197,6 +241,10 @@ func ReadStats() Stats {
 		s = p.stats
 		p.statsMu.Unlock()
 	}
+	if p != nil {
+		s.BacklogLimit = int64(p.cfg.backlogLimit)
+		s.BacklogBytes = p.backlogLen.Load()
+	}
 	s.ProducerWaits = waits.Load()
 	s.ImagesDropped = imagesDropped.Load()
 	s.QueueBytes = chunkBytes.Load()
@@ -210,6 +258,9 @@ func (p *profiler) listen() error {
 		addr = ""
 	}
 	network := "tcp"
+	if p.cfg.ipv4Only {
+		network = "tcp4"
+	}
 	if addr != "" {
 		if ip := net.ParseIP(addr); ip != nil && ip.To4() != nil {
 			network = "tcp4"
@@ -234,12 +285,6 @@ func (p *profiler) listen() error {
 		return nil
 	}
 	return fmt.Errorf("%w on %s ports %v: %w", ErrNoPort, p.cfg.addr, ports, lastErr)
-}
-
-func hostInfo() string {
-	h, _ := os.Hostname()
-	return fmt.Sprintf("OS: %s\nCompiler: %s\nArch: %s\nHost: %s\nCPU cores: %d\n",
-		runtime.GOOS, runtime.Version(), runtime.GOARCH, h, runtime.NumCPU())
 }
 
 func sleepNs(ns int64) { time.Sleep(time.Duration(ns)) }

@@ -41,6 +41,9 @@ func begin(ep uint32, loc *Loc) Zone {
 	if loc == nil {
 		loc = overflowLoc
 	}
+	if loc.unsited.Load() {
+		siteLoc(loc)
+	}
 	// curState's first probe, inline: one call fewer on every Begin.
 	var s *gstate
 	if goidOff != 0 {
@@ -88,6 +91,9 @@ func BeginCallstack(loc *Loc, depth int) Zone {
 	}
 	if loc == nil {
 		loc = overflowLoc
+	}
+	if loc.unsited.Load() {
+		siteLoc(loc)
 	}
 	var buf [maxStack]uintptr
 	pcs := callers(1, depth, &buf)
