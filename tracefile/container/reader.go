@@ -346,6 +346,8 @@ func (r *Reader) decodeChunk(i int, off int64, size uint32, last bool, buf, dict
 			// proved the chunk ends on a block boundary, so this is the
 			// normal end of an unterminated stream, not truncation.
 			err = nil
+		case errors.Is(err, zstd.ErrCRCMismatch):
+			return blk, &CorruptError{Offset: off, Chunk: i, Err: fmt.Errorf("%w: the chunk's Zstd frame decodes to bytes other than those it was written from", ErrChecksum)}
 		case err != nil:
 			return blk, corruptf(off, i, "zstd: %v", err)
 		}
