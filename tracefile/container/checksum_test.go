@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -71,5 +72,28 @@ func TestChecksumMismatch(t *testing.T) {
 				t.Errorf("chunk %d %s flipped: %d bytes delivered, want %d", victim, where, n, victim*BlockSize)
 			}
 		}
+	}
+}
+
+// TestChecksummedChunks: the Reader counts the chunks a checksum covered:
+// all of ours in Zstd, none of Tracy's layout or of LZ4.
+func TestChecksummedChunks(t *testing.T) {
+	payload := genPayload(32, 9*65536+17)
+	for _, c := range []struct {
+		name string
+		opt  WriteOption
+		want int
+	}{{"zstd", WithZstd(3), 10}, {"tracy layout", tracyZstd(3), 0}, {"lz4", WithLZ4(), 0}} {
+		r, err := NewReaderBytes(write(t, payload, c.opt, WithStreams(3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			t.Fatal(err)
+		}
+		if r.ChunksRead() != 10 || r.ChecksummedChunks() != c.want {
+			t.Errorf("%s: %d chunks read, %d checksummed; want 10, %d", c.name, r.ChunksRead(), r.ChecksummedChunks(), c.want)
+		}
+		r.Close()
 	}
 }
