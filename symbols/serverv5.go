@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -77,7 +78,7 @@ func (p *v5Parser) request() ([]*pjob, error) {
 			}
 			break
 		}
-		if key != "jobs" {
+		if !strings.EqualFold(key, "jobs") {
 			if err := p.member(top, key); err != nil {
 				return nil, err
 			}
@@ -144,11 +145,13 @@ func badJob(err error, i int) error {
 
 // member reads the value of key into j; unknown keys are skipped.
 func (p *v5Parser) member(j *pjob, key string) error {
-	switch key {
-	case "memoryMap": // a repeated key replaces the value, as in encoding/json
+	// Keys match case-insensitively, as encoding/json (which this parser
+	// replaced) matched them.
+	switch {
+	case strings.EqualFold(key, "memoryMap"): // a repeated key replaces the value, as in encoding/json
 		j.hasMap, j.mods = true, nil
 		return p.memoryMap(j)
-	case "stacks":
+	case strings.EqualFold(key, "stacks"):
 		j.hasStks, j.frames, j.ends = true, blockList[uint64]{}, blockList[uint32]{}
 		return p.stacks(j)
 	}
