@@ -64,17 +64,25 @@
 //     back than the stream's own output.
 //   - Errors are reported in payload order: Read delivers every good block
 //     before the bad one, then the *CorruptError.
+//   - A Zstd frame with a content checksum is verified when the decoder
+//     reaches its end; in the files this package writes that is inside the
+//     chunk's own decode, so a changed byte is ErrChecksum for that chunk
+//     before any of its bytes are delivered. ChecksummedChunks counts the
+//     chunks so verified (none in Tracy's files, none with LZ4).
 //
 // A file cut exactly between two chunks is a valid, shorter container; the
 // payload parser detects it (the payload ends early).
 //
 // # Writing
 //
-// The Writer writes what Tracy 0.14.0 writes: the current header, 64 KiB
+// The Writer writes what Tracy 0.14.0 reads: the current header, 64 KiB
 // blocks, chunks in block order, each stream compressed by its own
-// goroutine with a bounded queue (two blocks per stream). Zstd keeps one
-// frame open per stream and flushes it after every block, exactly as
-// Tracy's FileWrite does. LZ4 blocks are compressed independently, without
+// goroutine with a bounded queue (two blocks per stream). Each Zstd chunk is
+// one complete frame with a content checksum, so every chunk is verified on
+// its own when read (ErrChecksum names the chunk) and Tracy's reader, whose
+// streaming decoder finishes one frame per chunk, loads it as usual. Tracy's
+// own writer keeps one frame open per stream and never ends it, so its files
+// carry no checksum; the Reader reads both. LZ4 blocks are compressed independently, without
 // the previous block as dictionary: pierrec/lz4 has no dictionary
 // compressor, and Tracy's reader (LZ4_decompress_safe_continue) accepts
 // independent blocks; the cost is a slightly larger file. The fast mode
