@@ -243,7 +243,7 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	return d.r.Read(p)
 }
 
-// deadlineWriter gives each write of the response WriteTimeout.
+// deadlineWriter gives each 64 KiB of the response WriteTimeout.
 type deadlineWriter struct {
 	w    io.Writer
 	rc   *http.ResponseController
@@ -251,10 +251,27 @@ type deadlineWriter struct {
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
-	if d.idle > 0 {
-		d.rc.SetWriteDeadline(time.Now().Add(d.idle))
+	n := 0
+	for len(p) > 0 {
+		k := min(len(p), 64<<10)
+		if d.idle > 0 {
+			d.rc.SetWriteDeadline(time.Now().Add(d.idle))
+		}
+		m, err := d.w.Write(p[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
 	}
-	return d.w.Write(p)
+	return n, nil
+}
+
+// writeDeadlines makes the response's writes subject to WriteTimeout
+// (net/http clears the connection's write deadline after each request, so
+// the next keep-alive request starts afresh).
+func (s *Server) writeDeadlines(w http.ResponseWriter) *deadlineWriter {
+	return &deadlineWriter{w: w, rc: http.NewResponseController(w), idle: s.WriteTimeout}
 }
 
 func (s *Server) serveSymbolicate(w http.ResponseWriter, req *http.Request) {
@@ -291,7 +308,8 @@ func (s *Server) serveSymbolicate(w http.ResponseWriter, req *http.Request) {
 		defer cancel()
 	}
 	w.Header().Set("Content-Type", "application/json")
-	bw := bufio.NewWriterSize(&deadlineWriter{w: w, rc: rc, idle: s.WriteTimeout}, 64<<10)
+	dw := s.writeDeadlines(w)
+	bw := bufio.NewWriterSize(dw, 64<<10)
 	if err := s.writeV5(ctx, bw, jobs); err != nil {
 		// The status line is out: the only way left to say the answer is
 		// incomplete is to cut the connection.
@@ -319,14 +337,15 @@ func (s *Server) serveSymbolTable(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 		return
 	}
+	dw := s.writeDeadlines(w)
 	switch req.URL.Query().Get("format") {
 	case "binary":
 		b, _ := t.AppendBinary(nil)
 		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Write(b)
+		dw.Write(b)
 	case "", "json":
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(struct {
+		json.NewEncoder(dw).Encode(struct {
 			Addr   []uint32 `json:"addr"`
 			Index  []uint32 `json:"index"`
 			Buffer string   `json:"buffer"`

@@ -217,6 +217,27 @@ func TestServerTimeouts(t *testing.T) {
 			t.Errorf("after %v: %q, want 408", d, resp)
 		}
 	})
+	t.Run("keep-alive after the write timeout", func(t *testing.T) {
+		// The per-write deadline of one answer must not outlive it: the
+		// next request on the connection, after a pause longer than the
+		// timeout, is answered.
+		c := dial(t, addr)
+		rd := bufio.NewReader(c)
+		body := fmt.Sprintf(`{"memoryMap": [["prog", %q]], "stacks": [[[0, %s]]]}`, vals["ID"], vals["sym:main"])
+		for i := range 2 {
+			fmt.Fprintf(c, "POST /symbolicate/v5 HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			resp, err := http.ReadResponse(rd, nil)
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != 200 || !strings.Contains(string(b), `"function":"main"`) {
+				t.Fatalf("request %d: %d %s %v", i, resp.StatusCode, b, err)
+			}
+			time.Sleep(2 * srv.WriteTimeout)
+		}
+	})
 	t.Run("unfinished headers", func(t *testing.T) {
 		c := dial(t, addr)
 		fmt.Fprintf(c, "POST /symbolicate/v5 HTTP/1.1\r\nHost: x\r\n")
