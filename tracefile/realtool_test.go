@@ -14,8 +14,7 @@ import (
 // checksummed frame per chunk, at several levels and stream counts, and
 // LZ4) with a real Tracy 0.14.0 tracy-csvexport, named by
 // $GOTRACY_TRACY_CSVEXPORT, and requires its output to be the fixture's
-// demo.csv byte for byte. The tool is not part of the repository: build it
-// from Tracy's v0.14.0 sources (docs/DESIGN.md, container section).
+// demo.csv byte for byte. The tool is not part of the repository.
 func TestRealCsvexportReadsOurFiles(t *testing.T) {
 	tool := os.Getenv("GOTRACY_TRACY_CSVEXPORT")
 	if tool == "" {
