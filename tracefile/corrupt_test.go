@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -99,6 +100,10 @@ func TestCorruptFiles(t *testing.T) {
 	flips, cuts := 120, 40
 	if race.Enabled || testing.Short() {
 		flips, cuts = 15, 5
+	}
+	// GOTRACY_FLIPS=N runs a deeper, still seeded, measurement.
+	if n, err := strconv.Atoi(os.Getenv("GOTRACY_FLIPS")); err == nil && n > 0 {
+		flips, cuts = n, n/3
 	}
 	type base struct {
 		name  string
