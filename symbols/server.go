@@ -1,14 +1,19 @@
 package symbols
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Server answers the symbolication API v5 of the Firefox profiler and
@@ -17,66 +22,127 @@ import (
 // Modules are looked up by debug name in the Resolver's search path and
 // accepted only when their breakpad id matches; build the Resolver with
 // WithConfinement so requests cannot name files outside it.
+//
+// The server is meant to face clients it does not trust, so every cost a
+// request can cause is capped: the body size, the addresses and modules it
+// may name, the requests one client and all clients may have in flight,
+// and the time each read and write may stall. Requests are parsed as they
+// arrive into 8 bytes per address and answered as a stream, window by
+// window, so the memory a request holds is RequestMemoryBound whatever the
+// size of its answer. Set the fields before serving; HTTPServer returns an
+// http.Server configured with the timeouts.
 type Server struct {
 	r *Resolver
-	// MaxBody bounds request bodies (default 16 MiB).
+
+	// MaxBody bounds request bodies (default 16 MiB); larger ones get 413.
 	MaxBody int64
+	// MaxAddresses bounds the frames plus stacks of one request, over all
+	// its jobs (default 1 << 20); larger requests get 413.
+	MaxAddresses int
+	// MaxModules bounds the memoryMap entries of one request, over all its
+	// jobs (default 4096); more get 413.
+	MaxModules int
+	// MaxConcurrent requests are answered at once over all clients
+	// (default 4); a further one waits up to QueueTimeout for a slot
+	// (default 10 s), then gets 503 with Retry-After.
+	MaxConcurrent int
+	QueueTimeout  time.Duration
+	// MaxPerClient requests may be in flight from one client address
+	// (default 2); a further one gets 429 at once. Behind a proxy every
+	// client has the proxy's address.
+	MaxPerClient int
+
+	// ReadHeaderTimeout bounds the request line and headers (default 10 s).
+	ReadHeaderTimeout time.Duration
+	// BodyReadTimeout is how long the body may stall between two reads
+	// (default 10 s): a client that sends headers and no body is answered
+	// 408 and disconnected after it, not held open.
+	BodyReadTimeout time.Duration
+	// ReadTimeout bounds the whole request, headers and body (default 60 s:
+	// a full 16 MiB body at 300 KB/s).
+	ReadTimeout time.Duration
+	// WriteTimeout is how long each 64 KiB of response may wait for the
+	// client to take it (default 30 s); a client that stops reading has its
+	// connection closed.
+	WriteTimeout time.Duration
+	// RequestTimeout bounds the work of one request, resolution included
+	// (default 5 min).
+	RequestTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle this long (default 60 s).
+	IdleTimeout time.Duration
+
+	once     sync.Once
+	sem      chan struct{}
+	mu       sync.Mutex
+	clients  map[string]int
+	inFlight atomic.Int32
 }
 
-// NewServer returns an http.Handler over r.
-func NewServer(r *Resolver) *Server { return &Server{r: r, MaxBody: 16 << 20} }
-
-// request/response shapes of API v5.
-type v5Request struct {
-	Jobs []v5Job `json:"jobs"`
-	v5Job
+// NewServer returns an http.Handler over r with the default limits.
+func NewServer(r *Resolver) *Server {
+	return &Server{
+		r: r, MaxBody: 16 << 20, MaxAddresses: 1 << 20, MaxModules: 4096,
+		MaxConcurrent: 4, QueueTimeout: 10 * time.Second, MaxPerClient: 2,
+		ReadHeaderTimeout: 10 * time.Second, BodyReadTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, IdleTimeout: 60 * time.Second,
+	}
 }
 
-type v5Job struct {
-	MemoryMap [][2]string        `json:"memoryMap"`
-	Stacks    [][][2]json.Number `json:"stacks"`
+// HTTPServer returns an http.Server for s with its header, whole-request
+// and idle timeouts. The body and write timeouts are applied per read and
+// per write by the handler: a long answer may take longer than any fixed
+// deadline while never stalling.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: s.ReadHeaderTimeout,
+		ReadTimeout:       s.ReadTimeout,
+		IdleTimeout:       s.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+	}
 }
 
-type v5Response struct {
-	Results []v5Result `json:"results"`
+// InFlight is the number of requests being answered (holding a slot).
+func (s *Server) InFlight() int { return int(s.inFlight.Load()) }
+
+// RequestMemoryBound is the most memory one symbolication request of that
+// many addresses and stacks keeps alive: 8 bytes per address and 4 per
+// stack for the parsed request, plus a fixed part for one window of
+// results (resolveWindow addresses), the 64 KiB response buffer, the JSON
+// decoder's buffer and the module table. The response is streamed and never
+// held. With the defaults one request holds at most about 20 MiB, and the
+// server MaxConcurrent times that (plus the Resolver's module cache, which
+// is shared and bounded by the files in the symbol path).
+func RequestMemoryBound(addresses, stacks int) int64 {
+	return 8*int64(addresses) + 4*int64(stacks) + 12<<20
 }
 
-type v5Result struct {
-	Stacks       [][]v5Frame          `json:"stacks"`
-	FoundModules map[string]bool      `json:"found_modules"`
-	ModuleErrors map[string][]v5Error `json:"module_errors,omitempty"`
-}
-
-type v5Frame struct {
-	Frame          int        `json:"frame"`
-	ModuleOffset   string     `json:"module_offset"`
-	Module         string     `json:"module"`
-	Function       string     `json:"function,omitempty"`
-	FunctionOffset string     `json:"function_offset,omitempty"`
-	File           string     `json:"file,omitempty"`
-	Line           int        `json:"line,omitempty"`
-	Inlines        []v5Inline `json:"inlines,omitempty"`
-}
-
-type v5Inline struct {
-	Function string `json:"function,omitempty"`
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-}
-
-type v5Error struct {
-	Name    string `json:"name"`
-	Message string `json:"message"`
-}
+// resolveWindow is how many addresses are resolved and written at a time.
+const resolveWindow = 1024
 
 // BadRequestError is what malformed requests produce; the HTTP layer turns
-// it into 400 with the message.
-type BadRequestError struct{ Reason string }
+// it into 400 with the message, or into Status when set (413 for a request
+// over a limit).
+type BadRequestError struct {
+	Reason string
+	Status int
+}
 
 func (e *BadRequestError) Error() string { return "bad request: " + e.Reason }
 
+func (e *BadRequestError) status() int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	return http.StatusBadRequest
+}
+
 func badf(format string, args ...any) error {
 	return &BadRequestError{Reason: fmt.Sprintf(format, args...)}
+}
+
+func tooLargef(format string, args ...any) error {
+	return &BadRequestError{Reason: fmt.Sprintf(format, args...), Status: http.StatusRequestEntityTooLarge}
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -87,36 +153,167 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			http.Error(w, "symbolicate/v5 takes POST", http.StatusMethodNotAllowed)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(req.Body, s.MaxBody+1))
-		if err != nil {
-			http.Error(w, "reading request: "+err.Error(), http.StatusBadRequest)
+		release, ok := s.acquire(w, req)
+		if !ok {
 			return
 		}
-		if int64(len(body)) > s.MaxBody {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		resp, err := s.Symbolicate(req.Context(), body)
-		if err != nil {
-			var bad *BadRequestError
-			if errors.As(err, &bad) {
-				http.Error(w, bad.Reason, http.StatusBadRequest)
-				return
-			}
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(resp)
+		defer release()
+		s.serveSymbolicate(w, req)
 	case strings.HasPrefix(req.URL.Path, "/symbol-table/v1/"):
 		if req.Method != http.MethodGet && req.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET")
 			http.Error(w, "symbol-table takes GET", http.StatusMethodNotAllowed)
 			return
 		}
+		release, ok := s.acquire(w, req)
+		if !ok {
+			return
+		}
+		defer release()
 		s.serveSymbolTable(w, req)
 	default:
 		http.NotFound(w, req)
+	}
+}
+
+// acquire takes a per-client slot and a global one, or answers 429 or 503.
+func (s *Server) acquire(w http.ResponseWriter, req *http.Request) (release func(), ok bool) {
+	s.once.Do(func() {
+		s.sem = make(chan struct{}, max(s.MaxConcurrent, 1))
+		s.clients = map[string]int{}
+	})
+	client, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		client = req.RemoteAddr
+	}
+	s.mu.Lock()
+	if s.clients[client] >= max(s.MaxPerClient, 1) {
+		s.mu.Unlock()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("this client already has %d requests in flight, the most allowed", s.MaxPerClient), http.StatusTooManyRequests)
+		return nil, false
+	}
+	s.clients[client]++
+	s.mu.Unlock()
+	leave := func() {
+		s.mu.Lock()
+		if s.clients[client]--; s.clients[client] <= 0 {
+			delete(s.clients, client)
+		}
+		s.mu.Unlock()
+	}
+	t := time.NewTimer(s.QueueTimeout)
+	defer t.Stop()
+	select {
+	case s.sem <- struct{}{}:
+	case <-t.C:
+		leave()
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.QueueTimeout.Seconds()))))
+		http.Error(w, "the server is busy with other requests; retry later", http.StatusServiceUnavailable)
+		return nil, false
+	case <-req.Context().Done():
+		leave()
+		return nil, false
+	}
+	s.inFlight.Add(1)
+	return func() {
+		s.inFlight.Add(-1)
+		<-s.sem
+		leave()
+	}, true
+}
+
+// deadlineReader gives each read of the body BodyReadTimeout to make
+// progress, within the request's overall deadline.
+type deadlineReader struct {
+	r    io.Reader
+	rc   *http.ResponseController
+	idle time.Duration
+	end  time.Time
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	if d.idle > 0 {
+		dl := time.Now().Add(d.idle)
+		if !d.end.IsZero() && d.end.Before(dl) {
+			dl = d.end
+		}
+		d.rc.SetReadDeadline(dl) // test recorders do not support it: no deadline
+	}
+	return d.r.Read(p)
+}
+
+// deadlineWriter gives each 64 KiB of the response WriteTimeout.
+type deadlineWriter struct {
+	w    io.Writer
+	rc   *http.ResponseController
+	idle time.Duration
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		k := min(len(p), 64<<10)
+		if d.idle > 0 {
+			d.rc.SetWriteDeadline(time.Now().Add(d.idle))
+		}
+		m, err := d.w.Write(p[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// writeDeadlines makes the response's writes subject to WriteTimeout
+// (net/http clears the connection's write deadline after each request, so
+// the next keep-alive request starts afresh).
+func (s *Server) writeDeadlines(w http.ResponseWriter) *deadlineWriter {
+	return &deadlineWriter{w: w, rc: http.NewResponseController(w), idle: s.WriteTimeout}
+}
+
+func (s *Server) serveSymbolicate(w http.ResponseWriter, req *http.Request) {
+	rc := http.NewResponseController(w)
+	var end time.Time
+	if s.ReadTimeout > 0 {
+		end = time.Now().Add(s.ReadTimeout)
+	}
+	body := &deadlineReader{r: http.MaxBytesReader(w, req.Body, s.MaxBody), rc: rc, idle: s.BodyReadTimeout, end: end}
+	jobs, err := s.parseV5(body)
+	if err != nil {
+		var bad *BadRequestError
+		var tooBig *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			http.Error(w, fmt.Sprintf("request body over %d bytes", s.MaxBody), http.StatusRequestEntityTooLarge)
+		case errors.As(err, &ne) && ne.Timeout():
+			w.Header().Set("Connection", "close")
+			rc.SetWriteDeadline(time.Now().Add(time.Second))
+			http.Error(w, "request body not received in time", http.StatusRequestTimeout)
+		case errors.As(err, &bad):
+			http.Error(w, bad.Reason, bad.status())
+		default:
+			w.Header().Set("Connection", "close")
+			http.Error(w, "reading request: "+err.Error(), http.StatusBadRequest)
+		}
+		return
+	}
+	ctx := req.Context()
+	if s.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.RequestTimeout)
+		defer cancel()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	dw := s.writeDeadlines(w)
+	bw := bufio.NewWriterSize(dw, 64<<10)
+	if err := s.writeV5(ctx, bw, jobs); err != nil {
+		// The status line is out: the only way left to say the answer is
+		// incomplete is to cut the connection.
+		panic(http.ErrAbortHandler)
 	}
 }
 
@@ -140,14 +337,15 @@ func (s *Server) serveSymbolTable(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 		return
 	}
+	dw := s.writeDeadlines(w)
 	switch req.URL.Query().Get("format") {
 	case "binary":
 		b, _ := t.AppendBinary(nil)
 		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Write(b)
+		dw.Write(b)
 	case "", "json":
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(struct {
+		json.NewEncoder(dw).Encode(struct {
 			Addr   []uint32 `json:"addr"`
 			Index  []uint32 `json:"index"`
 			Buffer string   `json:"buffer"`
@@ -172,110 +370,6 @@ func moduleImage(name, id string) (Image, error) {
 		}
 	}
 	return Image{Path: name, ID: ID{Kind: IDBreakpad, Bytes: []byte(strings.ToUpper(id))}}, nil
-}
-
-// Symbolicate answers one API v5 request body.
-func (s *Server) Symbolicate(ctx context.Context, body []byte) ([]byte, error) {
-	var req v5Request
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.UseNumber()
-	if err := dec.Decode(&req); err != nil {
-		return nil, badf("invalid JSON: %v", err)
-	}
-	jobs := req.Jobs
-	if jobs == nil {
-		if req.MemoryMap == nil || req.Stacks == nil {
-			return nil, badf(`want {"memoryMap": [...], "stacks": [...]} or {"jobs": [...]}`)
-		}
-		jobs = []v5Job{req.v5Job}
-	}
-	var resp v5Response
-	for ji, job := range jobs {
-		res, err := s.job(ctx, job)
-		if err != nil {
-			if len(jobs) > 1 {
-				return nil, badf("job %d: %s", ji, err.(*BadRequestError).Reason)
-			}
-			return nil, err
-		}
-		resp.Results = append(resp.Results, res)
-	}
-	return json.MarshalIndent(resp, "", "  ")
-}
-
-type moduleState struct {
-	img  Image
-	mod  Module
-	err  error
-	used bool
-}
-
-func (s *Server) job(ctx context.Context, job v5Job) (v5Result, error) {
-	mods := make([]moduleState, len(job.MemoryMap))
-	for i, m := range job.MemoryMap {
-		img, err := moduleImage(m[0], m[1])
-		if err != nil {
-			return v5Result{}, badf("memoryMap[%d]: %s", i, err.(*BadRequestError).Reason)
-		}
-		mods[i].img = img
-	}
-	type pos struct{ stack, frame int }
-	var reqs []Request
-	var where []pos
-	res := v5Result{Stacks: make([][]v5Frame, len(job.Stacks)), FoundModules: map[string]bool{}}
-	for si, st := range job.Stacks {
-		res.Stacks[si] = make([]v5Frame, len(st))
-		for fi, fr := range st {
-			mi, err := strconv.ParseInt(string(fr[0]), 10, 64)
-			if err != nil || mi < 0 || mi >= int64(len(mods)) {
-				return v5Result{}, badf("stacks[%d][%d]: module index %s beyond the memoryMap", si, fi, fr[0])
-			}
-			addr, err := strconv.ParseUint(string(fr[1]), 10, 32)
-			if err != nil {
-				return v5Result{}, badf("stacks[%d][%d]: address %s is not a 32-bit unsigned integer", si, fi, fr[1])
-			}
-			m := &mods[mi]
-			res.Stacks[si][fi] = v5Frame{Frame: fi, ModuleOffset: fmt.Sprintf("0x%x", addr), Module: m.img.Path}
-			if !m.used {
-				m.used = true
-				m.mod, m.err = s.r.Module(m.img)
-				key := m.img.Path + "/" + string(m.img.ID.Bytes)
-				res.FoundModules[key] = m.err == nil
-				if m.err != nil {
-					if res.ModuleErrors == nil {
-						res.ModuleErrors = map[string][]v5Error{}
-					}
-					name := errName(m.err)
-					res.ModuleErrors[key] = []v5Error{{Name: name, Message: m.img.Path + ": " + errMessages[name]}}
-				}
-			}
-			if m.err != nil {
-				continue
-			}
-			rel := addr + m.mod.ServerBase - m.mod.Base
-			reqs = append(reqs, Request{Image: m.img, Addr: rel})
-			where = append(where, pos{si, fi})
-		}
-	}
-	results := s.r.Resolve(ctx, reqs)
-	for i, r := range results {
-		if len(r.Frames) == 0 {
-			continue
-		}
-		f := &res.Stacks[where[i].stack][where[i].frame]
-		outer := r.Frames[len(r.Frames)-1]
-		f.Function = outer.Function
-		if outer.HasFuncAddr && reqs[i].Addr >= outer.FuncAddr {
-			f.FunctionOffset = fmt.Sprintf("0x%x", reqs[i].Addr-outer.FuncAddr)
-		} else {
-			f.FunctionOffset = "0x0"
-		}
-		f.File, f.Line = outer.File, outer.Line
-		for _, in := range r.Frames[:len(r.Frames)-1] {
-			f.Inlines = append(f.Inlines, v5Inline{Function: in.Function, File: in.File, Line: in.Line})
-		}
-	}
-	return res, nil
 }
 
 // errMessages word module errors for remote clients without revealing the

@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // serverFixture compiles inline.c into a symbol directory as "prog" and
 // returns a server over it plus the template values for request files.
-func serverFixture(t *testing.T) (*Server, map[string]string, string) {
+func serverFixture(t testing.TB) (*Server, map[string]string, string) {
 	t.Helper()
 	bin := cBinary(t, "server-O2", "gcc", "inline.c", "-O2")
 	dir := t.TempDir()
@@ -68,7 +68,7 @@ func serverFixture(t *testing.T) (*Server, map[string]string, string) {
 
 var placeholder = regexp.MustCompile(`\{\{([a-z]+:[A-Za-z_0-9]+|ID)(\+(\d+))?\}\}`)
 
-func expand(t *testing.T, tmpl string, vals map[string]string) string {
+func expand(t testing.TB, tmpl string, vals map[string]string) string {
 	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
 		sm := placeholder.FindStringSubmatch(m)
 		v, ok := vals[sm[1]]
@@ -108,8 +108,14 @@ func TestServerGolden(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
+			// The server writes compact JSON; the golden files hold it
+			// indented as encoding/json's MarshalIndent would, for review.
+			var ind bytes.Buffer
+			if err := json.Indent(&ind, rec.Body.Bytes(), "", "  "); err != nil {
+				t.Fatalf("response is not JSON: %v", err)
+			}
 			// Ids depend on the compiler; keep the golden file stable.
-			got := strings.ReplaceAll(rec.Body.String(), vals["ID"], "{{ID}}") + "\n"
+			got := strings.ReplaceAll(ind.String(), vals["ID"], "{{ID}}") + "\n"
 			golden := strings.TrimSuffix(rq, ".req.json") + ".golden.json"
 			if *update {
 				os.WriteFile(golden, []byte(got), 0o644)
@@ -236,7 +242,7 @@ func TestServerOverHTTP(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(b), `"function": "main"`) {
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"function":"main"`) {
 		t.Fatalf("%d %s", resp.StatusCode, b)
 	}
 	_ = context.Background

@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
@@ -28,7 +28,7 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-func gnuID(t *testing.T, path string) []byte {
+func gnuID(t testing.TB, path string) []byte {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

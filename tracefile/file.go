@@ -107,7 +107,10 @@ func (o *options) containerOptions() []container.WriteOption {
 }
 
 // Write saves t as a .tracy file (version 0.14.0) to w: Zstd level 3 with 4
-// streams unless options say otherwise, as tracy-capture writes.
+// streams unless options say otherwise, as tracy-capture writes, but with
+// every Zstd chunk a checksummed frame of its own, so a damaged file fails
+// to load (and `gotracy info --verify` names the chunk) instead of loading
+// altered data; Tracy reads these files as its own.
 func Write(w io.Writer, t *model.Trace, opts ...Option) error {
 	start := time.Now()
 	o := newOptions(opts)

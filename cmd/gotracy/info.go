@@ -17,12 +17,16 @@ func init() {
 	register(&command{
 		name:    "info",
 		summary: "describe a .tracy file: capture, host, format, counts of every kind of event, load speed",
-		usage:   "info [--json] FILE",
+		usage:   "info [--json] [--verify] FILE",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			asJSON := fs.Bool("json", false, "print JSON (stable keys) instead of text")
+			verify := fs.Bool("verify", false, "check the file's integrity (framing, checksums, payload) and exit non-zero if it is damaged")
 			return func(e *env, args []string) error {
 				if len(args) != 1 {
 					return usagef("info needs exactly one trace file")
+				}
+				if *verify {
+					return verifyFile(e, args[0], *asJSON)
 				}
 				t, rep, err := loadTrace(e, args[0])
 				if err != nil {

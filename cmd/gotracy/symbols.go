@@ -269,7 +269,8 @@ func symbolsServe(e *env, f *symbolsFlags) error {
 		return fmt.Errorf("symbols serve: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "serving symbols from %s on http://%s\n", strings.Join(dirs, ", "), ln.Addr())
-	srv := &http.Server{Handler: symbols.NewServer(r), ReadHeaderTimeout: 10 * time.Second}
+	// The symbols package sets the limits and timeouts (see Server).
+	srv := symbols.NewServer(r).HTTPServer()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	go func() {

@@ -147,6 +147,18 @@ var codecs = []codec{
 	{"zstd1", WithZstd(1), Zstd},
 	{"zstd3", WithZstd(3), Zstd},
 	{"zstd19", WithZstd(19), Zstd},
+	{"zstd3tracy", tracyZstd(3), Zstd},
+}
+
+// tracyZstd is Zstd at level in the layout the real tools write (one
+// never-ended frame per stream, no checksum).
+func tracyZstd(level int) WriteOption {
+	return writeOptionFunc(func(c *writeConfig) error {
+		if err := WithZstd(level).applyWrite(c); err != nil {
+			return err
+		}
+		return withTracyZstdLayout().applyWrite(c)
+	})
 }
 
 func write(t testing.TB, payload []byte, opts ...WriteOption) []byte {
@@ -370,7 +382,7 @@ func TestHeaderOnly(t *testing.T) {
 
 func TestFramingErrors(t *testing.T) {
 	payload := genPayload(9, 5*65536+333)
-	for _, c := range []codec{codecs[0], codecs[3]} {
+	for _, c := range []codec{codecs[0], codecs[3], codecs[5]} {
 		file := write(t, payload, c.opt, WithStreams(2))
 		// Chunk offsets.
 		var offs []int
@@ -402,9 +414,11 @@ func TestFramingErrors(t *testing.T) {
 				}), ErrCorrupt, offs[1]},
 			}
 			for _, tc := range cases {
-				if c.comp == LZ4 && tc.name == "chunk swapped" {
-					// Our LZ4 blocks are independent: a swap decodes, to
-					// a permuted payload only the payload parser can catch.
+				if c.name != "zstd3tracy" && tc.name == "chunk swapped" {
+					// Our LZ4 blocks and Zstd frames are independent: a
+					// swap decodes, to a permuted payload only the payload
+					// parser can catch. Tracy's continuous Zstd streams
+					// make the decoders see foreign data.
 					continue
 				}
 				t.Run(tc.name, func(t *testing.T) {
@@ -430,7 +444,7 @@ func TestShortBlocks(t *testing.T) {
 		if c.comp == LZ4 {
 			comp = &lz4FastComp{}
 		} else {
-			comp = newZstdCompressor(3, 1<<21)
+			comp = newZstdStreamCompressor(3, 1<<21)
 		}
 		for p := payload; len(p) > 0; {
 			k := min(len(p), 32768)
@@ -503,7 +517,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 // TestZstdWindowLimit: a window above 2^27 aborts the real tools; it is
 // rejected before the decoder allocates it.
 func TestZstdWindowLimit(t *testing.T) {
-	file := write(t, genPayload(6, 200000), WithZstd(3), WithStreams(1))
+	file := write(t, genPayload(6, 200000), tracyZstd(3), WithStreams(1))
 	// Frame header of chunk 0: magic at 10, FHD at 14, window at 15.
 	if binary.LittleEndian.Uint32(file[10:]) != zstdMagic || file[14]&0x20 != 0 {
 		t.Fatalf("unexpected frame header % x", file[10:16])

@@ -33,6 +33,11 @@
 // Writing produces what Tracy 0.14.0 writes: the current header, 64 KiB
 // blocks, Zstd (level 3 and 4 streams by default) or LZ4.
 //
+// Zstd chunks written by this package are each one frame with a content
+// checksum, which Tracy 0.14 reads as usual; a damaged chunk fails with
+// ErrChecksum naming the chunk, and Reader.ChecksummedChunks counts the
+// chunks so verified (Tracy's own files and LZ4 files have none).
+//
 // The format, the reader's goroutines and the order of its checks are
 // described in docs/DESIGN.md in the repository.
 package container

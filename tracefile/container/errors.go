@@ -24,6 +24,13 @@ var (
 	// files; this package reports them.
 	ErrTruncated = errors.New("truncated Tracy trace file")
 
+	// ErrChecksum means a Zstd chunk decoded but its content checksum does
+	// not match what it decoded to: its bytes were altered. It comes inside
+	// a *CorruptError naming the chunk (so it also matches ErrCorrupt).
+	// Only files with checksummed frames (the ones this package writes) can
+	// fail this way; Tracy's own files carry no checksum.
+	ErrChecksum = errors.New("content checksum mismatch")
+
 	// ErrClosed is returned by a Reader or Writer used after Close.
 	ErrClosed = errors.New("tracy container: use after Close")
 

@@ -92,7 +92,12 @@ func corpusSeeds() [][]byte {
 	for _, n := range []int{1, 100, 65536, 65537, 2*65536 + 11} {
 		add(text(n), WithLZ4(), WithStreams(1+n%3))
 		add(text(n), WithZstd(3), WithStreams(1+n%3))
+		add(text(n), tracyZstd(3), WithStreams(1+n%3)) // no checksum
 	}
+	// A checksummed file whose first chunk's checksum is wrong.
+	bad := bytes.Clone(add(text(100), WithZstd(3), WithStreams(1)))
+	bad[len(bad)-1] ^= 1
+	seeds = append(seeds, bad)
 	one := add(text(70000), WithLZ4(), WithStreams(1))
 	seeds = append(seeds, legacy(one, "tlZ\x04"))
 	one = add(text(70000), WithZstd(1), WithStreams(1))

@@ -130,3 +130,7 @@ func appendHeader(dst []byte, c Compression, streams int) []byte {
 	dst = append(dst, magicMulti[:]...)
 	return append(dst, byte(c), byte(streams))
 }
+
+// ReadHeader parses only the header of the size bytes of r, for tools that
+// report on a file whose chunks fail NewReader's framing walk.
+func ReadHeader(r io.ReaderAt, size int64) (Header, error) { return parseHeader(r, size) }

@@ -34,6 +34,9 @@ type writeConfig struct {
 	lz4Mode     lz4Mode
 	zstdLevel   int
 	streams     int
+	// zstdStream writes Tracy's unchecksummed one-frame-per-stream layout
+	// (tests only: it is what the real tools write).
+	zstdStream bool
 }
 
 type lz4Mode uint8
@@ -124,4 +127,10 @@ func WithStreams(n int) WriteOption {
 // WithSizeHint announces the payload size to the progress function.
 func WithSizeHint(n int64) WriteOption {
 	return writeOptionFunc(func(c *writeConfig) error { c.total = n; return nil })
+}
+
+// withTracyZstdLayout makes Zstd streams one never-ended frame each, as
+// Tracy writes them, instead of one checksummed frame per chunk.
+func withTracyZstdLayout() WriteOption {
+	return writeOptionFunc(func(c *writeConfig) error { c.zstdStream = true; return nil })
 }

@@ -57,8 +57,10 @@ type wstream struct {
 func (s *wstream) newCompressor() blockCompressor {
 	cfg := s.cfg
 	switch {
+	case cfg.compression == Zstd && cfg.zstdStream:
+		return newZstdStreamCompressor(cfg.zstdLevel, zstdWindow(cfg.zstdLevel, cfg.total, cfg.streams))
 	case cfg.compression == Zstd:
-		return newZstdCompressor(cfg.zstdLevel, zstdWindow(cfg.zstdLevel, cfg.total, cfg.streams))
+		return newZstdCompressor(cfg.zstdLevel)
 	case cfg.lz4Mode == lz4Fast:
 		return &lz4FastComp{}
 	case cfg.lz4Mode == lz4Extreme:
@@ -278,24 +280,20 @@ func (l *lz4HCComp) compress(dst, src []byte) ([]byte, error) {
 }
 func (*lz4HCComp) release() {}
 
-// zstdComp keeps one Zstd frame open per stream, as Tracy does: each block
-// is written and flushed, and the bytes the flush produced are the chunk.
-// The frame is never ended.
+// zstdComp writes each block as one complete Zstd frame with a content
+// checksum (XXH64 of the block), the "one frame per chunk" variant Tracy's
+// reader accepts (its streaming decoder finishes one frame per chunk and
+// starts the next frame on the stream's next chunk). Tracy itself keeps one
+// frame open per stream and never ends it, so its files carry no checksum
+// at all: a flipped byte loads as altered data. A frame per chunk is the
+// only layout in which every chunk can be checked on its own, before its
+// block is handed on, and a failure names the chunk. The cost is the
+// history across blocks: a frame cannot refer back into the previous
+// block of its stream (see docs/DESIGN.md for the size figures).
 type zstdComp struct {
 	key  encoderKey
 	pool *sync.Pool
 	enc  *zstd.Encoder
-	sink sliceSink
-}
-
-type sliceSink struct{ b []byte }
-
-func (s *sliceSink) Write(p []byte) (int, error) {
-	if len(s.b)+len(p) > cap(s.b) {
-		return 0, fmt.Errorf("zstd chunk exceeds %d bytes", MaxChunkSize)
-	}
-	s.b = append(s.b, p...)
-	return len(p), nil
 }
 
 // zstdWindowLog is libzstd's window log for inputs over 256 KiB, by level
@@ -321,14 +319,77 @@ func zstdWindow(level int, total int64, streams int) int {
 	return w
 }
 
-type encoderKey struct{ level, window int }
+type encoderKey struct {
+	level, window int
+	stream        bool
+}
 
 var encoderPools sync.Map // encoderKey -> *sync.Pool
 
-func newZstdCompressor(level, window int) *zstdComp {
-	z := &zstdComp{key: encoderKey{level, window}}
-	pv, _ := encoderPools.LoadOrStore(z.key, new(sync.Pool))
-	z.pool = pv.(*sync.Pool)
+func encoderPool(k encoderKey) *sync.Pool {
+	pv, _ := encoderPools.LoadOrStore(k, new(sync.Pool))
+	return pv.(*sync.Pool)
+}
+
+// frameWindow is the window of the per-chunk encoders: a frame holds one
+// 64 KiB block, so a larger window would only cost encoder memory.
+const frameWindow = 2 * BlockSize
+
+func newZstdCompressor(level int) *zstdComp {
+	z := &zstdComp{key: encoderKey{level: level, window: frameWindow}}
+	z.pool = encoderPool(z.key)
+	if e, ok := z.pool.Get().(*zstd.Encoder); ok {
+		z.enc = e
+		return z
+	}
+	e, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(true),
+		zstd.WithWindowSize(frameWindow),
+		zstd.WithLowerEncoderMem(false),
+	)
+	if err != nil {
+		panic("tracy container: zstd.NewWriter with constant options: " + err.Error())
+	}
+	z.enc = e
+	return z
+}
+
+func (z *zstdComp) compress(dst, src []byte) ([]byte, error) {
+	b := z.enc.EncodeAll(src, dst[:0:MaxChunkSize])
+	if len(b) > MaxChunkSize || (len(b) > 0 && &b[0] != &dst[:1][0]) {
+		return nil, fmt.Errorf("zstd chunk of %d bytes exceeds %d", len(b), MaxChunkSize)
+	}
+	return b, nil
+}
+
+func (z *zstdComp) release() { z.pool.Put(z.enc) }
+
+// zstdStreamComp writes Tracy's own layout, for tests of the reader on
+// files shaped exactly like the real tools' output: one Zstd frame open per
+// stream, each block written and flushed (the flushed bytes are the chunk),
+// the frame never ended, no checksum.
+type zstdStreamComp struct {
+	key  encoderKey
+	pool *sync.Pool
+	enc  *zstd.Encoder
+	sink sliceSink
+}
+
+type sliceSink struct{ b []byte }
+
+func (s *sliceSink) Write(p []byte) (int, error) {
+	if len(s.b)+len(p) > cap(s.b) {
+		return 0, fmt.Errorf("zstd chunk exceeds %d bytes", MaxChunkSize)
+	}
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+func newZstdStreamCompressor(level, window int) *zstdStreamComp {
+	z := &zstdStreamComp{key: encoderKey{level, window, true}}
+	z.pool = encoderPool(z.key)
 	if e, ok := z.pool.Get().(*zstd.Encoder); ok {
 		z.enc = e
 		z.enc.Reset(&z.sink)
@@ -348,7 +409,7 @@ func newZstdCompressor(level, window int) *zstdComp {
 	return z
 }
 
-func (z *zstdComp) compress(dst, src []byte) ([]byte, error) {
+func (z *zstdStreamComp) compress(dst, src []byte) ([]byte, error) {
 	z.sink.b = dst[:0:MaxChunkSize]
 	if _, err := z.enc.Write(src); err != nil {
 		return nil, err
@@ -361,7 +422,7 @@ func (z *zstdComp) compress(dst, src []byte) ([]byte, error) {
 	return b, nil
 }
 
-func (z *zstdComp) release() {
+func (z *zstdStreamComp) release() {
 	z.enc.Reset(nil)
 	z.pool.Put(z.enc)
 }

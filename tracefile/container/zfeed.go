@@ -77,38 +77,43 @@ func (f *zfeed) Read(p []byte) (int, error) {
 func (f *zfeed) remaining() int { return len(f.src) - f.pos }
 
 // load makes src the next chunk of the stream after checking its framing.
-func (f *zfeed) load(src []byte, off int64, chunk int) error {
+// It reports whether the chunk is self-checking: it holds whole frames only
+// (none started in an earlier chunk or left open), each with a content
+// checksum, so decoding it verifies every byte it produces.
+func (f *zfeed) load(src []byte, off int64, chunk int) (checked bool, err error) {
 	f.src, f.pos, f.patches = src, 0, f.patches[:0]
 	p := 0
+	checked = !f.inFrame
+	frames := 0
 	short := func(what string) error {
 		return corruptf(off, chunk, "zstd %s crosses the end of the chunk (chunk offset %d of %d bytes)", what, p, len(src))
 	}
 	for p < len(src) {
 		if !f.inFrame {
 			if len(src)-p < 4 {
-				return short("frame magic")
+				return false, short("frame magic")
 			}
 			magic := binary.LittleEndian.Uint32(src[p:])
 			if magic&zstdSkippableMask == zstdSkippableMagic {
 				if len(src)-p < 8 {
-					return short("skippable frame header")
+					return false, short("skippable frame header")
 				}
 				n := uint64(binary.LittleEndian.Uint32(src[p+4:]))
 				if n > uint64(len(src)-p-8) {
-					return short("skippable frame")
+					return false, short("skippable frame")
 				}
 				p += 8 + int(n)
 				continue
 			}
 			if magic != zstdMagic {
-				return corruptf(off, chunk, "bad zstd frame magic %08x at chunk offset %d", magic, p)
+				return false, corruptf(off, chunk, "bad zstd frame magic %08x at chunk offset %d", magic, p)
 			}
 			if len(src)-p < 5 {
-				return short("frame header")
+				return false, short("frame header")
 			}
 			fhd := src[p+4]
 			if fhd&0x08 != 0 {
-				return corruptf(off, chunk, "zstd frame header has its reserved bit set")
+				return false, corruptf(off, chunk, "zstd frame header has its reserved bit set")
 			}
 			single := fhd&0x20 != 0
 			didSize := [4]int{0, 1, 2, 4}[fhd&3]
@@ -121,14 +126,14 @@ func (f *zfeed) load(src []byte, off int64, chunk int) error {
 				hl++
 			}
 			if len(src)-p < hl+didSize+fcsSize {
-				return short("frame header")
+				return false, short("frame header")
 			}
 			var did uint64
 			for i := range didSize {
 				did |= uint64(src[p+hl+i]) << (8 * i)
 			}
 			if did != 0 {
-				return corruptf(off, chunk, "zstd frame needs dictionary %d; Tracy files use none", did)
+				return false, corruptf(off, chunk, "zstd frame needs dictionary %d; Tracy files use none", did)
 			}
 			var fcs uint64
 			for i := range fcsSize {
@@ -139,51 +144,53 @@ func (f *zfeed) load(src []byte, off int64, chunk int) error {
 			}
 			if single {
 				if fcs > f.windowCap {
-					return corruptf(off, chunk, "zstd frame content size %d exceeds what the stream holds", fcs)
+					return false, corruptf(off, chunk, "zstd frame content size %d exceeds what the stream holds", fcs)
 				}
 			} else {
 				wd := src[p+5]
 				wlog := 10 + uint(wd>>3)
 				w := uint64(1)<<wlog + (uint64(1)<<wlog>>3)*uint64(wd&7)
 				if w > maxZstdWindow {
-					return corruptf(off, chunk, "zstd window %d exceeds 2^27, the most Tracy's reader accepts", w)
+					return false, corruptf(off, chunk, "zstd window %d exceeds 2^27, the most Tracy's reader accepts", w)
 				}
 				if w > f.windowCap {
 					f.patches = append(f.patches, zpatch{p + 5, byte(bits.Len64(f.windowCap)-1-10) << 3})
 				}
 			}
 			f.inFrame, f.checksum = true, fhd&0x04 != 0
+			checked = checked && f.checksum
+			frames++
 			p += hl + didSize + fcsSize
 			continue
 		}
 		if len(src)-p < 3 {
-			return short("block header")
+			return false, short("block header")
 		}
 		bh := uint32(src[p]) | uint32(src[p+1])<<8 | uint32(src[p+2])<<16
 		last, typ, size := bh&1 != 0, (bh>>1)&3, int(bh>>3)
 		if typ == 3 {
-			return corruptf(off, chunk, "zstd block of reserved type at chunk offset %d", p)
+			return false, corruptf(off, chunk, "zstd block of reserved type at chunk offset %d", p)
 		}
 		if size > zstdMaxBlockSize {
-			return corruptf(off, chunk, "zstd block of %d bytes exceeds 128 KiB", size)
+			return false, corruptf(off, chunk, "zstd block of %d bytes exceeds 128 KiB", size)
 		}
 		content := size
 		if typ == 1 { // RLE: one byte repeated size times
 			content = 1
 		}
 		if len(src)-p-3 < content {
-			return short("block")
+			return false, short("block")
 		}
 		p += 3 + content
 		if last {
 			f.inFrame = false
 			if f.checksum {
 				if len(src)-p < 4 {
-					return short("frame checksum")
+					return false, short("frame checksum")
 				}
 				p += 4
 			}
 		}
 	}
-	return nil
+	return checked && frames > 0 && !f.inFrame, nil
 }
