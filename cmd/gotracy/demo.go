@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/tracy"
 )
 
@@ -23,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "run an instrumented Go program (zones, frames, images, plots, messages, memory, locks) for a Tracy viewer or capture",
-		usage:   "demo [-a ADDR] [-p PORT] [--frames N] [--heavy N] [-o FILE.tracy] [--json]",
+		usage:   "demo [-a ADDR] [-p PORT] [--frames N] [--heavy N] [-o FILE.tracy] [-f] [--json]",
 		setup:   setupDemo,
 	})
 }
@@ -33,7 +34,7 @@ func init() {
 // command to the capture package; a build without it reports that -o is
 // unavailable. start is called once the client listens; the returned wait
 // blocks until the capture has ended and the file is written.
-var demoCapture func(ctx context.Context, e *env, addr string, port int, out string) (wait func() error, err error)
+var demoCapture func(ctx context.Context, e *env, addr string, port int, out string, force bool) (wait func() error, err error)
 
 // demoReport is the one JSON line `demo --json` prints: what the demo
 // emitted, counted as it emitted it (the keys of the issue, in its order).
@@ -78,7 +79,7 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 			if demoCapture == nil {
 				return fmt.Errorf("demo -o: this build has no in-process capture")
 			}
-			if err := checkOutput(*out, *force); err != nil {
+			if err := fileio.CheckOutput(*out, *force); err != nil {
 				return err
 			}
 		}
@@ -104,7 +105,7 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 				host = "127.0.0.1"
 			}
 			var err error
-			if wait, err = demoCapture(ctx, capEnv, host, tracy.Port(), *out); err != nil {
+			if wait, err = demoCapture(ctx, capEnv, host, tracy.Port(), *out, *force); err != nil {
 				return err
 			}
 		} else {

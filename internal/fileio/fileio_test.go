@@ -24,16 +24,6 @@ func temps(t *testing.T, dir string) []string {
 	return m
 }
 
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs on windows")
-	}
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-}
-
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "a.tracy")
