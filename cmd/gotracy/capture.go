@@ -98,7 +98,8 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		opts := []capture.Option{symOpt, capture.WithConnectTimeout(waitD), capture.WithHandshakeTimeout(hsD), capture.WithIdleTimeout(idleD)}
 		if *secs >= 0 {
-			opts = append(opts, capture.WithTimeLimit(time.Duration(*secs)*time.Second))
+			// -s 0 stops right after the welcome (WithTimeLimit(0) is none).
+			opts = append(opts, capture.WithTimeLimit(max(time.Duration(*secs)*time.Second, time.Nanosecond)))
 		}
 		var memLimit uint64
 		if *mem != 0 {
