@@ -57,8 +57,23 @@
 // limit and the memory limit send ServerQueryTerminate at once. A lost
 // connection, a malformed frame or an instrumentation failure (zone ended
 // twice, free of unknown memory, ...) stop the capture with a typed error
-// (ErrConnectionLost, ErrMalformed, ErrInstrumentation). In every case the
-// trace built so far is returned: a capture never throws data away.
+// (ErrConnectionLost, ErrMalformed, ErrInstrumentation), and so does a
+// client silent for longer than WithIdleTimeout (ErrIdleTimeout). A
+// session that ends after Terminate with queries still unanswered (a
+// recording cut short, a client that closed early) returns
+// *UnansweredError, counting what is missing. In every case the trace built
+// so far is returned: a capture never throws data away.
+//
+// # Timeouts
+//
+// Every wait on the network is bounded: WithConnectTimeout for a client to
+// accept (default: until ctx ends, as tracy-capture waits), then
+// WithHandshakeTimeout for its welcome (default 10 s: a silent peer, half a
+// welcome), WithIdleTimeout between reads once connected (default 60 s; a
+// Tracy client sends a keepalive every 5 s) and, with the same bound, for
+// each write of queries. A peer that answers with bytes no Tracy client
+// sends is ErrNotTracy; a welcome whose timer multiplier is not a positive,
+// finite number is ErrBadWelcome, never silently replaced.
 //
 // # Symbols
 //
