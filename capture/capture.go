@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,7 +127,31 @@ func WithHandshakeTimeout(d time.Duration) Option { return func(c *config) { c.h
 // DefaultIdleTimeout; 0 disables it). The trace so far is kept and the
 // error wraps ErrIdleTimeout. The same bound applies to sending queries to
 // a client that stopped reading them.
+//
+// Tracy clients send a keepalive after 5 s without events, so silence
+// means a dead or foreign peer. gotracy's Go client (recognised by the
+// "gotracy-ext:" lines of its HostInfo) sent none before it advertised
+// ExtKeepAliveHostInfo; for such a client silence is normal and the read
+// side has no idle timeout.
 func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.idleTimeout = max(d, 0) } }
+
+// ExtKeepAliveHostInfo is the HostInfo line with which a gotracy Go client
+// says it sends Tracy's keepalive when idle (see WithIdleTimeout).
+const ExtKeepAliveHostInfo = "gotracy-ext: keepalive/1"
+
+// sendsKeepAlives tells whether silence from this client means trouble:
+// every client but a gotracy Go client that does not advertise keepalives.
+func sendsKeepAlives(hostInfo string) bool {
+	if !strings.Contains(hostInfo, "gotracy-ext:") {
+		return true
+	}
+	for _, line := range strings.Split(hostInfo, "\n") {
+		if strings.TrimSpace(line) == ExtKeepAliveHostInfo {
+			return true
+		}
+	}
+	return false
+}
 
 // Option configures a capture.
 type Option func(*config)
@@ -227,7 +252,7 @@ func Connect(ctx context.Context, addr string, opts ...Option) (*Result, error) 
 		return nil, err
 	}
 	conn.SetDeadline(time.Time{})
-	if c.idleTimeout > 0 {
+	if c.idleTimeout > 0 && sendsKeepAlives(h.welcome.HostInfo) {
 		src = idleReader{c: conn, d: c.idleTimeout}
 		if rec != nil {
 			src = io.TeeReader(src, rec)

@@ -236,3 +236,34 @@ func TestLiveUnansweredAfterTerminate(t *testing.T) {
 		t.Fatalf("trace not kept: %+v", res)
 	}
 }
+
+// gotracy's Go client did not send keepalives before it advertised them:
+// its silence is not cut by the idle timeout; a client advertising
+// ExtKeepAliveHostInfo is held to it.
+func TestIdleTimeoutGoClient(t *testing.T) {
+	for _, tc := range []struct {
+		host string
+		cut  bool
+	}{
+		{"OS: linux\n" + protocol.ExtImagesHostInfo + "\n", false},
+		{"OS: linux\n" + protocol.ExtImagesHostInfo + "\n" + ExtKeepAliveHostInfo + "\n", true},
+	} {
+		w := protocol.Welcome{TimerMul: 1, InitEnd: 100, ProgramName: "go", HostInfo: tc.host}
+		wb, err := protocol.AppendWelcomeReply(nil, &w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := fakePeer(t, func(c net.Conn) {
+			c.Write(wb)
+			time.Sleep(800 * time.Millisecond) // idle, longer than the timeout
+			fw := protocol.NewFrameWriter(c)
+			fw.WriteItems(protocol.AppendTerminate(protocol.AppendFrameMarkMsg(nil, 500, 0)))
+			fw.Flush()
+			hold(c)
+		})
+		_, err = Connect(context.Background(), addr, WithIdleTimeout(200*time.Millisecond))
+		if tc.cut != errors.Is(err, ErrIdleTimeout) || (!tc.cut && err != nil) {
+			t.Errorf("host info %q: err = %v, want cut %v", tc.host, err, tc.cut)
+		}
+	}
+}
