@@ -141,9 +141,9 @@ func (e *HandshakeError) Error() string {
 		case e.Status == protocol.HandshakeProtocolMismatch || e.Status == protocol.HandshakeNotAvailable:
 			return fmt.Sprintf("%s: the recording holds a refused handshake (%v), not a session", e.Unwrap()[0], e.Status)
 		case e.First != nil:
-			return fmt.Sprintf("%s: the recording starts with %s, where a recorded Tracy client stream starts with status byte 1", ErrNotTracy, quoteBytes(e.First))
+			return fmt.Sprintf("the recording does not hold a Tracy client stream: it starts with %s, where a recording starts with status byte 1", quoteBytes(e.First))
 		}
-		return fmt.Sprintf("%s: the recording ends after %d of the %d bytes of the client's handshake", ErrHandshakeDropped, e.Received, max(e.Want, 1))
+		return fmt.Sprintf("the recording ends after %d of the %d bytes of the client's handshake", e.Received, max(e.Want, 1))
 	}
 	switch {
 	case e.Status == protocol.HandshakeProtocolMismatch:
@@ -157,18 +157,18 @@ func (e *HandshakeError) Error() string {
 		return fmt.Sprintf("%s: the client at %s (%s) already sent its data to another server; restart it, or build it with TRACY_ON_DEMAND",
 			ErrNotAvailable, e.Addr, ours)
 	case e.First != nil:
-		return fmt.Sprintf("%s: the peer at %s answered the %s handshake with %s, where a Tracy client sends status byte 1, 2 or 3%s",
-			ErrNotTracy, e.Addr, ours, quoteBytes(e.First), guessPeer(e.First))
+		return fmt.Sprintf("the peer at %s does not speak Tracy: it answered the %s handshake with %s, where a Tracy client sends status byte 1, 2 or 3%s",
+			e.Addr, ours, quoteBytes(e.First), guessPeer(e.First))
 	case e.Timeout > 0:
 		what := "nothing"
 		if e.Received > 0 {
 			what = fmt.Sprintf("%d of the %d bytes of a Tracy welcome", e.Received, e.Want)
 		}
-		return fmt.Sprintf("%s: the peer at %s accepted the connection but sent %s within %v (a Tracy client answers at once; is it a Tracy client, and is it stuck?)",
-			ErrHandshakeTimeout, e.Addr, what, e.Timeout)
+		return fmt.Sprintf("the peer at %s accepted the connection but sent %s within %v, where a Tracy client answers the handshake at once (is it a Tracy client, and is it stuck?)",
+			e.Addr, what, e.Timeout)
 	default:
-		msg := fmt.Sprintf("%s: the client at %s closed the connection after %d of the %d bytes of the %s handshake",
-			ErrHandshakeDropped, e.Addr, e.Received, max(e.Want, 1), ours)
+		msg := fmt.Sprintf("the client at %s closed the connection after %d of the %d bytes of the %s handshake",
+			e.Addr, e.Received, max(e.Want, 1), ours)
 		if e.Err != nil && !errors.Is(e.Err, protocol.ErrTruncated) {
 			msg += ": " + e.Err.Error()
 		}

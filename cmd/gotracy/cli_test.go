@@ -412,7 +412,7 @@ func TestWrongKindOfFile(t *testing.T) {
 	junk := filepath.Join(t.TempDir(), "junk.bin")
 	os.WriteFile(junk, []byte("GIF89a not a stream at all"), 0o644)
 	_, e, code = runCLI(t, "replay", junk, "-o", out)
-	if code != 1 || !strings.Contains(e, "not speak Tracy") {
+	if code != 1 || !strings.Contains(e, `the recording does not hold a Tracy client stream: it starts with "GIF89a`) || strings.Contains(e, "replay: replay") {
 		t.Errorf("replay of junk: %d %q", code, e)
 	}
 	oneLine(t, "replay", e)
@@ -625,4 +625,24 @@ func (l *lockedBuffer) String() string {
 
 func contextWithCancel() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
+}
+
+// A missing input or output directory is said plainly, without the name of
+// a temporary file the user never chose.
+func TestMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.tracy")
+	for _, cmd := range []string{"info", "csv", "dump"} {
+		_, e, code := runCLI(t, cmd, missing)
+		if code != 1 || !strings.Contains(e, "input "+missing+" does not exist") {
+			t.Errorf("%s: exit %d %q", cmd, code, e)
+		}
+		oneLine(t, cmd, e)
+	}
+	out := filepath.Join(dir, "no", "such", "dir", "x.tracy")
+	_, e, code := runCLI(t, "capture", "-o", out)
+	if code != 1 || !strings.Contains(e, "cannot write output "+out+": cannot create a file in "+filepath.Dir(out)) || strings.Contains(e, ".tmp") {
+		t.Errorf("capture: exit %d %q", code, e)
+	}
+	oneLine(t, "capture", e)
 }

@@ -150,7 +150,9 @@ func runEnv(args []string, e *env, sig *signals) int {
 		fmt.Fprintf(stderr, "gotracy %s: %s; nothing written\n", c.name, err)
 		return in.exitCode()
 	}
-	fmt.Fprintf(stderr, "gotracy %s: %s\n", c.name, describeError(err))
+	// Packages prefix their errors with their operation ("replay: ..."),
+	// which the command's own prefix already says.
+	fmt.Fprintf(stderr, "gotracy %s: %s\n", c.name, strings.TrimPrefix(describeError(err), c.name+": "))
 	return 1
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/gotracy/gotracy/capture"
 	"github.com/gotracy/gotracy/internal/fileio"
@@ -60,9 +61,9 @@ func init() {
 				if err != nil {
 					var ue *capture.UnansweredError
 					if errors.As(err, &ue) {
-						fmt.Fprintf(e.stderr, "gotracy replay: warning: %s\n", describeError(err))
+						fmt.Fprintf(e.stderr, "gotracy replay: warning: %s\n", strings.TrimPrefix(describeError(err), "replay: "))
 					} else {
-						fmt.Fprintf(e.stderr, "gotracy replay: %s\n", describeError(err))
+						fmt.Fprintf(e.stderr, "gotracy replay: %s\n", strings.TrimPrefix(describeError(err), "replay: "))
 					}
 				}
 				fmt.Fprintf(e.stdout, "Replayed %s: %s received, %s events", args[0], memSize(res.Stats.BytesIn), commas(uint64(res.Stats.Events)))

@@ -56,6 +56,26 @@ func (e *NotRegularError) Error() string {
 
 func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
 
+// missingError words a missing input plainly; it still unwraps to the
+// *fs.PathError (and so to fs.ErrNotExist).
+type missingError struct {
+	path string
+	err  error
+}
+
+func (e *missingError) Error() string { return "input " + e.path + " does not exist" }
+func (e *missingError) Unwrap() error { return e.err }
+
+// tempError words a failure to create the temporary file after the output
+// it is for, not after its own name, which the user never chose.
+func tempError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cannot write output %s: cannot create a file in %s: %w", path, filepath.Dir(path), err)
+}
+
 // ExistsError is an output that exists while overwriting was not asked for.
 type ExistsError struct{ Path string }
 
@@ -92,6 +112,9 @@ func Kind(m fs.FileMode) string {
 func CheckInput(path string) (fs.FileInfo, error) {
 	st, err := os.Stat(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &missingError{path: path, err: err}
+		}
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
@@ -133,7 +156,7 @@ func CheckOutput(path string, force bool) error {
 	}
 	f, err := createTemp(path)
 	if err != nil {
-		return fmt.Errorf("cannot write output %s: %w", path, err)
+		return tempError(path, err)
 	}
 	f.Close()
 	os.Remove(f.Name())
@@ -183,7 +206,7 @@ func Create(ctx context.Context, path string, force bool) (*File, error) {
 	CleanStale(path)
 	f, err := createTemp(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot write output %s: %w", path, err)
+		return nil, tempError(path, err)
 	}
 	o := &File{f: f, path: path, ctx: ctx}
 	openMu.Lock()
