@@ -89,8 +89,15 @@ func usagef(format string, args ...any) error {
 func main() {
 	e := &env{stdout: os.Stdout, stderr: os.Stderr}
 	sig := handleSignals(e)
+	if signalsReady != nil {
+		signalsReady()
+	}
 	os.Exit(runEnv(os.Args[1:], e, sig))
 }
+
+// signalsReady, when set (tests only), runs once the signal handlers are
+// in place, so a test knows when signalling the process is meaningful.
+var signalsReady func()
 
 // run is main without the process exit and signals, so tests can drive the
 // whole CLI.

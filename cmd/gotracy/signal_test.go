@@ -28,6 +28,7 @@ import (
 // and announces the first one on stderr, so a test can signal mid-save.
 func TestMain(m *testing.M) {
 	if os.Getenv("GOTRACY_TEST_MAIN") == "1" {
+		signalsReady = func() { fmt.Fprintln(os.Stderr, "gotracy-test: signals ready") }
 		if os.Getenv("GOTRACY_TEST_SLOW_SAVE") == "1" {
 			var once sync.Once
 			outputFault = func(w io.Writer) io.Writer {
@@ -95,10 +96,10 @@ func gotracy(t *testing.T, extraEnv []string, args ...string) *proc {
 
 func (p *proc) waitFor(t *testing.T, what string, in func() string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(in(), what) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %q after 20 s; stdout %q, stderr %q", what, p.stdout.String(), p.stderr.String())
+			t.Fatalf("no %q after 60 s; stdout %q, stderr %q", what, p.stdout.String(), p.stderr.String())
 		}
 		select {
 		case <-p.done:
@@ -114,7 +115,7 @@ func (p *proc) exit(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-p.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatalf("did not exit; stdout %q, stderr %q", p.stdout.String(), p.stderr.String())
 	}
 	return p.cmd.ProcessState.ExitCode()
@@ -308,7 +309,10 @@ func TestPlainCommandStopsAtFirstSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	time.Sleep(300 * time.Millisecond)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "gotracy-test: signals ready") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
@@ -318,7 +322,7 @@ func TestPlainCommandStopsAtFirstSignal(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("dump ignored SIGTERM")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 143 {
+	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
