@@ -15,10 +15,9 @@ import (
 
 func init() {
 	register(&command{
-		name:     "frames",
-		summary:  "export every frame image (screenshot) of a .tracy file as PNG, named by frame number",
-		usage:    "frames FILE -o DIR [-f]",
-		graceful: true,
+		name:    "frames",
+		summary: "export every frame image (screenshot) of a .tracy file as PNG, named by frame number",
+		usage:   "frames FILE -o DIR [-f]",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			out := fs.String("o", "", "`directory` for the PNG files (required; created if missing)")
 			hiddenAlias(fs, "o", "out") // the old spelling

@@ -15,7 +15,7 @@ func init() {
 	register(&command{
 		name:     "replay",
 		summary:  "run the capture pipeline over a recorded client stream and save a .tracy file",
-		usage:    "replay RAW -o FILE.tracy [-f] [--symbols client|server|none] [--symbol-path DIRS]",
+		usage:    "replay RAW -o FILE.tracy [-f] [--symbols client|server|none] [--symbol-path DIRS]   (RAW may be - for standard input)",
 		graceful: true,
 		help: "A recording that ends after the client's Terminate but before the answers to the\n" +
 			"server's queries (names, call-stack frames, source locations) is saved, with a warning\n" +
