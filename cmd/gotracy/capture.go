@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -149,7 +150,9 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			fmt.Fprintln(e.stdout)
 			printSymbolizeReport(e, res.Symbols, false)
 		}
-		if serr := saveCapture(e, res, *out, *force); serr != nil {
+		// The capture cannot be repeated: only a second signal abandons
+		// its save.
+		if serr := saveCapture(e, e.abortContext(), res, *out, *force); serr != nil {
 			return serr
 		}
 		if err != nil {
@@ -242,9 +245,9 @@ func init() {
 	})
 }
 
-// saveCapture prints tracy-capture's summary and writes the trace. A
-// second signal (env.abort) abandons the save and removes the partial file.
-func saveCapture(e *env, res *capture.Result, out string, force bool) error {
+// saveCapture prints tracy-capture's summary and writes the trace; ctx
+// ending abandons the save and removes the partial file.
+func saveCapture(e *env, ctx context.Context, res *capture.Result, out string, force bool) error {
 	t := res.Trace
 	first := int64(0)
 	if base := t.FrameSets[0].Frames; t.Metadata.OnDemand && len(base) > 2 {
@@ -258,7 +261,7 @@ func saveCapture(e *env, res *capture.Result, out string, force bool) error {
 		len(t.FrameSets[0].Frames), analysis.FormatTime(t.Metadata.LastTime-first), commas(uint64(t.ZoneCount())),
 		analysis.FormatTime(res.Stats.Elapsed.Nanoseconds()), reason)
 	var rep tracefile.Report
-	if err := saveTrace(e.abortContext(), out, force, t, tracefile.WithReport(&rep)); err != nil {
+	if err := saveTrace(ctx, out, force, t, tracefile.WithReport(&rep)); err != nil {
 		fmt.Fprintln(e.stdout, " failed!")
 		return err
 	}

@@ -26,7 +26,7 @@ func init() {
 			if r.res == nil || r.res.Trace == nil {
 				return r.err
 			}
-			if err := saveCapture(e, r.res, out, force); err != nil {
+			if err := saveCapture(e, e.abortContext(), r.res, out, force); err != nil {
 				return err
 			}
 			return r.err

@@ -71,7 +71,9 @@ func init() {
 					fmt.Fprintln(e.stdout)
 					printSymbolizeReport(e, res.Symbols, false)
 				}
-				if serr := saveCapture(e, res, *out, *force); serr != nil {
+				// A replay can be run again: the first signal abandons
+				// its save too.
+				if serr := saveCapture(e, e.context(), res, *out, *force); serr != nil {
 					return serr
 				}
 				if err != nil {

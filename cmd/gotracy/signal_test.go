@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gotracy/gotracy/capture"
+	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/protocol"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -324,5 +325,34 @@ func TestPlainCommandStopsAtFirstSignal(t *testing.T) {
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// save, replay and symbolize stop at the first signal and write nothing,
+// also mid-save: the existing output stays as it was.
+func TestSaveSignalWritesNothing(t *testing.T) {
+	in := fixtures.Path(t, "demo.tracy")
+	raw := fixtures.Path(t, "demo.c2s.bin")
+	for _, args := range [][]string{{"save", in}, {"replay", raw}, {"symbolize", in}} {
+		t.Run(args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.tracy")
+			os.WriteFile(out, []byte("keep me"), 0o644)
+			p := gotracy(t, []string{"GOTRACY_TEST_SLOW_SAVE=1"}, append(args, "-o", out, "-f")...)
+			p.waitFor(t, "gotracy-test: saving", p.stderr.String)
+			p.signal(t, syscall.SIGINT)
+			if code := p.exit(t); code != 130 {
+				t.Errorf("exit %d; stderr %q", code, p.stderr.String())
+			}
+			if !strings.Contains(p.stderr.String(), "interrupted by SIGINT; nothing written") {
+				t.Errorf("stderr %q", p.stderr.String())
+			}
+			if b, _ := os.ReadFile(out); string(b) != "keep me" {
+				t.Error("the existing output changed")
+			}
+			if m := tempsIn(dir); len(m) != 0 {
+				t.Errorf("temporary files left: %v", m)
+			}
+		})
 	}
 }
