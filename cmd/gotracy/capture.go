@@ -38,11 +38,7 @@ func init() {
 	})
 }
 
-// secondsFlag is a duration given in (fractional) seconds.
-func secondsFlag(fs *flag.FlagSet, name string, def float64, usage string) *float64 {
-	return fs.Float64(name, def, usage)
-}
-
+// seconds converts a flag given in (fractional) seconds.
 func seconds(name string, v float64) (time.Duration, error) {
 	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > 1e9 {
 		return 0, usagef("--%s %v: want a number of seconds, 0 or more", name, v)
@@ -57,9 +53,9 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 	force := fs.Bool("f", false, "overwrite the output files if they exist")
 	secs := fs.Int("s", -1, "stop after `seconds` of capture, counted from the client's welcome (-1: until the client exits)")
 	mem := fs.Int("m", 0, "stop when memory use exceeds `percent` of physical memory (1..999; 0: no limit)")
-	wait := secondsFlag(fs, "wait", 0, "give up (exit 1) when no client accepts a connection within `seconds` (0: wait until interrupted, as tracy-capture)")
-	hsTimeout := secondsFlag(fs, "handshake-timeout", capture.DefaultHandshakeTimeout.Seconds(), "give up when a connected peer has not sent its whole welcome within `seconds`")
-	idle := secondsFlag(fs, "idle-timeout", capture.DefaultIdleTimeout.Seconds(), "stop and save when the client sends nothing for `seconds` (Tracy clients send a keepalive every 5 s; 0: never)")
+	wait := fs.Float64("wait", 0, "give up (exit 1) when no client accepts a connection within `seconds` (0: wait until interrupted, as tracy-capture)")
+	hsTimeout := fs.Float64("handshake-timeout", capture.DefaultHandshakeTimeout.Seconds(), "give up when a connected peer has not sent its whole welcome within `seconds`")
+	idle := fs.Float64("idle-timeout", capture.DefaultIdleTimeout.Seconds(), "stop and save when the client sends nothing for `seconds` (Tracy clients send a keepalive every 5 s; 0: never)")
 	record := fs.String("record", "", "also keep the raw client-to-server bytes in `file` (for gotracy replay, or a bug report)")
 	sym := addSymbolFlags(fs)
 	return func(e *env, args []string) error {
