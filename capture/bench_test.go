@@ -89,7 +89,7 @@ func BenchmarkDecodeOnlyHeavy10M(b *testing.B) {
 	cpu0 := cpuTime()
 	for b.Loop() {
 		r := bytes.NewReader(raw)
-		h, err := readHello(r, "")
+		h, err := readHello(r, "", 0, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

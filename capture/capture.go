@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,6 +97,60 @@ type config struct {
 	broadcastWait time.Duration
 	symMode       SymbolMode
 	resolver      *symbols.Resolver
+
+	connectTimeout   time.Duration // 0: wait for a client until ctx ends
+	handshakeTimeout time.Duration
+	idleTimeout      time.Duration // 0: none
+}
+
+// Default timeouts. A Tracy client answers the handshake at once and, when
+// it has nothing else to send, sends a keepalive every 5 s; the defaults
+// leave a wide margin over both while still ending a session with a hung or
+// foreign peer on their own.
+const (
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultIdleTimeout      = 60 * time.Second
+)
+
+// WithConnectTimeout bounds how long Connect waits for a client to accept
+// the connection (tracy-capture waits forever; so does the default, 0).
+// When it expires Connect returns an error wrapping ErrNoClient.
+func WithConnectTimeout(d time.Duration) Option { return func(c *config) { c.connectTimeout = d } }
+
+// WithHandshakeTimeout bounds the handshake once connected: the client's
+// status byte, welcome and on-demand payload must arrive within d
+// (default DefaultHandshakeTimeout; d <= 0 restores the default, because a
+// handshake without a deadline can hang forever on a silent peer).
+func WithHandshakeTimeout(d time.Duration) Option { return func(c *config) { c.handshakeTimeout = d } }
+
+// WithIdleTimeout ends a capture whose client sends nothing for d (default
+// DefaultIdleTimeout; 0 disables it). The trace so far is kept and the
+// error wraps ErrIdleTimeout. The same bound applies to sending queries to
+// a client that stopped reading them.
+//
+// Tracy clients send a keepalive after 5 s without events, so silence
+// means a dead or foreign peer. gotracy's Go client (recognised by the
+// "gotracy-ext:" lines of its HostInfo) sent none before it advertised
+// ExtKeepAliveHostInfo; for such a client silence is normal and the read
+// side has no idle timeout.
+func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.idleTimeout = max(d, 0) } }
+
+// ExtKeepAliveHostInfo is the HostInfo line with which a gotracy Go client
+// says it sends Tracy's keepalive when idle (see WithIdleTimeout).
+const ExtKeepAliveHostInfo = "gotracy-ext: keepalive/1"
+
+// sendsKeepAlives tells whether silence from this client means trouble:
+// every client but a gotracy Go client that does not advertise keepalives.
+func sendsKeepAlives(hostInfo string) bool {
+	if !strings.Contains(hostInfo, "gotracy-ext:") {
+		return true
+	}
+	for _, line := range strings.Split(hostInfo, "\n") {
+		if strings.TrimSpace(line) == ExtKeepAliveHostInfo {
+			return true
+		}
+	}
+	return false
 }
 
 // Option configures a capture.
@@ -136,9 +191,13 @@ func WithLocalSources(on bool) Option {
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{retry: 100 * time.Millisecond, localSources: true, progressInt: 100 * time.Millisecond, broadcastWait: 3500 * time.Millisecond}
+	c := &config{retry: 100 * time.Millisecond, localSources: true, progressInt: 100 * time.Millisecond, broadcastWait: 3500 * time.Millisecond,
+		handshakeTimeout: DefaultHandshakeTimeout, idleTimeout: DefaultIdleTimeout}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.handshakeTimeout <= 0 {
+		c.handshakeTimeout = DefaultHandshakeTimeout
 	}
 	return c
 }
@@ -150,7 +209,7 @@ func newConfig(opts []Option) *config {
 // lost, malformed stream) come with the partial trace.
 func Connect(ctx context.Context, addr string, opts ...Option) (*Result, error) {
 	c := newConfig(opts)
-	conn, err := dial(ctx, addr, c.retry)
+	conn, err := dial(ctx, addr, c.retry, c.connectTimeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &Result{Stop: StopCancelled}, err
@@ -160,18 +219,28 @@ func Connect(ctx context.Context, addr string, opts ...Option) (*Result, error) 
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() {
 		// Unblock a handshake read; the pipeline handles ctx itself later.
-		conn.SetReadDeadline(time.Now())
+		conn.SetDeadline(time.Now())
 	})
+	conn.SetDeadline(time.Now().Add(c.handshakeTimeout))
 	if err := sendHandshake(conn); err != nil {
 		stop()
-		return nil, &HandshakeError{Addr: addr, Status: protocol.HandshakeDropped, Err: err}
+		if ctx.Err() != nil {
+			return &Result{Stop: StopCancelled}, fmt.Errorf("capture: connecting to %s: %w", addr, ctx.Err())
+		}
+		he := &HandshakeError{Addr: addr, Status: protocol.HandshakeDropped, Want: 1 + protocol.WelcomeSize, Err: err}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			he.Timeout, he.Err = c.handshakeTimeout, nil
+		}
+		return nil, he
 	}
 	rec := newRecorder(c.record)
 	var src io.Reader = conn
 	if rec != nil {
 		src = io.TeeReader(conn, rec)
 	}
-	h, err := readHello(src, addr)
+	peek := func() { conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond)) }
+	h, err := readHello(src, addr, c.handshakeTimeout, peek)
 	if !stop() || ctx.Err() != nil {
 		return &Result{Stop: StopCancelled}, fmt.Errorf("capture: connecting to %s: %w", addr, ctx.Err())
 	}
@@ -182,7 +251,13 @@ func Connect(ctx context.Context, addr string, opts ...Option) (*Result, error) 
 		}
 		return nil, err
 	}
-	conn.SetReadDeadline(time.Time{})
+	conn.SetDeadline(time.Time{})
+	if c.idleTimeout > 0 && sendsKeepAlives(h.welcome.HostInfo) {
+		src = idleReader{c: conn, d: c.idleTimeout}
+		if rec != nil {
+			src = io.TeeReader(src, rec)
+		}
+	}
 	sndbuf := sendBufferSize(conn)
 	if sndbuf == 0 {
 		sndbuf = 64 << 10
@@ -204,7 +279,7 @@ func Connect(ctx context.Context, addr string, opts ...Option) (*Result, error) 
 // holds the client's answers to the queries its server sent.
 func Replay(ctx context.Context, r io.Reader, opts ...Option) (*Result, error) {
 	c := newConfig(opts)
-	h, err := readHello(r, "recording")
+	h, err := readHello(r, "", 0, nil)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -395,6 +470,10 @@ loop:
 			var wr io.Writer = c.queryLog
 			if conn != nil && writeErr == nil {
 				wr = conn
+				if c.idleTimeout > 0 {
+					// A client that stops reading must not block us.
+					conn.SetWriteDeadline(time.Now().Add(c.idleTimeout))
+				}
 			}
 			if err := q.flush(wr); err != nil {
 				// The client stopped reading (it may have closed after its
@@ -440,20 +519,27 @@ loop:
 // a recording simply ends); a cut anywhere else loses the rest of the
 // session; a corrupt frame is a malformed stream.
 func (w *worker) endOfStream(err error, replay bool) error {
-	if errors.Is(err, io.EOF) {
-		if w.terminate {
-			return nil
-		}
-		return fmt.Errorf("%w: stream ended", ErrConnectionLost)
-	}
 	if errors.Is(err, protocol.ErrFrameSize) || errors.Is(err, protocol.ErrCorruptLZ4) {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	if w.terminate && !replay {
+	if w.terminate {
+		// After Terminate the client only answers queries: an end is
+		// clean when nothing asked is still unanswered. A replay cut right
+		// after Terminate would otherwise "succeed" with every name and
+		// frame the recording never answered missing.
 		var ne net.Error
-		if errors.As(err, &ne) || errors.Is(err, net.ErrClosed) {
+		if errors.Is(err, io.EOF) || errors.Is(err, ErrIdleTimeout) || (!replay && (errors.As(err, &ne) || errors.Is(err, net.ErrClosed))) {
+			if p := w.pendingQueries(); len(p) > 0 {
+				return &UnansweredError{Pending: p}
+			}
 			return nil
 		}
+	}
+	if errors.Is(err, ErrIdleTimeout) {
+		return err
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: stream ended", ErrConnectionLost)
 	}
 	return fmt.Errorf("%w: %w", ErrConnectionLost, err)
 }

@@ -31,12 +31,26 @@
 // A capture ends when the client says it is done and every answer it owes
 // has arrived, or at once on context cancellation, the time limit or the
 // memory limit (Result.Stop says which). A lost connection, a malformed
-// stream or an instrumentation error in the profiled program (a zone ended
-// twice, memory freed that was never allocated, ...) stop it with an error
-// matching ErrConnectionLost, ErrMalformed or ErrInstrumentation; a
-// refused handshake is a *HandshakeError naming both protocol versions. In
-// every case Result.Trace holds what was received: a capture never throws
-// data away.
+// stream, a client silent for longer than WithIdleTimeout, or an
+// instrumentation error in the profiled program (a zone ended twice, memory
+// freed that was never allocated, ...) stop it with an error matching
+// ErrConnectionLost, ErrMalformed, ErrIdleTimeout or ErrInstrumentation; a
+// refused handshake is a *HandshakeError naming both protocol versions. A
+// session that ends after Terminate with queries still unanswered (a
+// recording cut short, a client that closed early) returns *UnansweredError,
+// counting what is missing. In every case Result.Trace holds what was
+// received: a capture never throws data away.
+//
+// # Timeouts
+//
+// Every wait on the network is bounded: WithConnectTimeout for a client to
+// accept (default: until ctx ends, as tracy-capture waits), then
+// WithHandshakeTimeout for its welcome (default 10 s: a silent peer, half a
+// welcome), WithIdleTimeout between reads once connected (default 60 s; a
+// Tracy client sends a keepalive every 5 s) and, with the same bound, for
+// each write of queries. A peer that answers with bytes no Tracy client
+// sends is ErrNotTracy; a welcome whose timer multiplier is not a positive,
+// finite number is ErrBadWelcome, never silently replaced.
 //
 // # Symbols
 //

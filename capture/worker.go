@@ -2,7 +2,6 @@ package capture
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/gotracy/gotracy/model"
@@ -249,10 +248,8 @@ func newWorker(t *model.Trace, q *queryQueue) *worker {
 // set, the capture's metadata.
 func (w *worker) start(h hello) {
 	wl := &h.welcome
+	// readHello refused a multiplier that is not positive and finite.
 	w.timerMul = wl.TimerMul
-	if w.timerMul == 0 || math.IsNaN(w.timerMul) || math.IsInf(w.timerMul, 0) {
-		w.timerMul = 1
-	}
 	w.baseTime = wl.InitBegin
 	w.onDemand = wl.Flags&protocol.FlagOnDemand != 0
 	w.codeTransfer = wl.Flags&protocol.FlagCodeTransfer != 0
@@ -365,6 +362,32 @@ func (w *worker) idle() bool {
 		}
 	}
 	return true
+}
+
+// pendingQueries lists what the server asked and the client has not
+// answered yet (the query part of idle), for UnansweredError.
+func (w *worker) pendingQueries() []Pending {
+	var p []Pending
+	add := func(what string, n int) {
+		if n > 0 {
+			p = append(p, Pending{What: what, Count: n})
+		}
+	}
+	add("call-stack frames", w.pendingFrames)
+	add("strings", len(w.strPending))
+	add("thread names", len(w.threadNamePending))
+	add("source locations", w.srclocQueue.len())
+	add("plot names", len(w.plotPending))
+	add("symbols", len(w.symbolPending))
+	add("symbol code", w.symCodePending)
+	add("source files", len(w.sourceQueries))
+	add("external thread names", w.extPending)
+	add("fiber names", w.fibersPending)
+	if w.imagesPending {
+		add("image lists", 1)
+	}
+	add("queries never sent", w.q.backlog())
+	return p
 }
 
 // fifoU64 is a FIFO of keys.

@@ -7,14 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/capture"
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/protocol"
 	"github.com/gotracy/gotracy/symbols"
 	"github.com/gotracy/gotracy/tracefile"
@@ -24,18 +25,37 @@ func init() {
 	register(&command{
 		name:    "capture",
 		summary: "capture a running Tracy client into a .tracy file, like tracy-capture",
-		usage:   "capture -o FILE.tracy [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m MEMORY_PCT] [--record RAW] [--symbols client|server|none] [--symbol-path DIRS]",
-		setup:   setupCapture,
+		usage: "capture -o FILE.tracy [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m PERCENT] [--wait SECONDS]\n" +
+			"               [--handshake-timeout SECONDS] [--idle-timeout SECONDS] [--record RAW]\n" +
+			"               [--symbols client|server|none] [--symbol-path DIRS]",
+		setup:    setupCapture,
+		graceful: true,
+		help: "Stopping: the client's exit, -s, -m, --idle-timeout, or SIGINT, SIGTERM or SIGHUP end the\n" +
+			"capture and save what was received (exit 0 when saved). A second signal abandons the save:\n" +
+			"nothing is written. The output (and --record) is written to a temporary file beside it and\n" +
+			"renamed when complete, so an interrupted or failed capture leaves no file behind, and never\n" +
+			"one that blocks the next run.",
 	})
+}
+
+// seconds converts a flag given in (fractional) seconds.
+func seconds(name string, v float64) (time.Duration, error) {
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > 1e9 {
+		return 0, usagef("--%s %v: want a number of seconds, 0 or more", name, v)
+	}
+	return time.Duration(v * float64(time.Second)), nil
 }
 
 func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 	addr := fs.String("a", "127.0.0.1", "client `address`")
 	port := fs.Int("p", capture.DefaultPort, "client data `port`")
 	out := fs.String("o", "", "output `file` (required)")
-	force := fs.Bool("f", false, "overwrite the output file if it exists")
-	secs := fs.Int("s", -1, "stop after `seconds` of capture (-1: until the client exits)")
+	force := fs.Bool("f", false, "overwrite the output files if they exist")
+	secs := fs.Int("s", -1, "stop after `seconds` of capture, counted from the client's welcome (-1: until the client exits)")
 	mem := fs.Int("m", 0, "stop when memory use exceeds `percent` of physical memory (1..999; 0: no limit)")
+	wait := fs.Float64("wait", 0, "give up (exit 1) when no client accepts a connection within `seconds` (0: wait until interrupted, as tracy-capture)")
+	hsTimeout := fs.Float64("handshake-timeout", capture.DefaultHandshakeTimeout.Seconds(), "give up when a connected peer has not sent its whole welcome within `seconds`")
+	idle := fs.Float64("idle-timeout", capture.DefaultIdleTimeout.Seconds(), "stop and save when the client sends nothing for `seconds` (Tracy clients send a keepalive every 5 s; 0: never)")
 	record := fs.String("record", "", "also keep the raw client-to-server bytes in `file` (for gotracy replay, or a bug report)")
 	sym := addSymbolFlags(fs)
 	return func(e *env, args []string) error {
@@ -48,17 +68,35 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		if *port <= 0 || *port > 65535 {
 			return usagef("-p %d is not a TCP port", *port)
 		}
+		waitD, err := seconds("wait", *wait)
+		if err != nil {
+			return err
+		}
+		hsD, err := seconds("handshake-timeout", *hsTimeout)
+		if err != nil {
+			return err
+		}
+		if hsD == 0 {
+			return usagef("--handshake-timeout must be more than 0 seconds: a handshake without a deadline can hang forever")
+		}
+		idleD, err := seconds("idle-timeout", *idle)
+		if err != nil {
+			return err
+		}
 		symOpt, closeSym, err := sym.option()
 		if err != nil {
 			return err
 		}
 		defer closeSym()
-		if err := checkOutput(*out, *force); err != nil {
+		// Refuse a bad output before minutes of capture go into it (as
+		// tracy-capture does), without creating anything yet.
+		if err := fileio.CheckOutput(*out, *force); err != nil {
 			return err
 		}
-		opts := []capture.Option{symOpt}
+		opts := []capture.Option{symOpt, capture.WithConnectTimeout(waitD), capture.WithHandshakeTimeout(hsD), capture.WithIdleTimeout(idleD)}
 		if *secs >= 0 {
-			opts = append(opts, capture.WithTimeLimit(time.Duration(*secs)*time.Second))
+			// -s 0 stops right after the welcome (WithTimeLimit(0) is none).
+			opts = append(opts, capture.WithTimeLimit(max(time.Duration(*secs)*time.Second, time.Nanosecond)))
 		}
 		var memLimit uint64
 		if *mem != 0 {
@@ -69,18 +107,13 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			memLimit = n
 			opts = append(opts, capture.WithMemoryLimit(n))
 		}
-		var recFile *os.File
-		var recBuf *bufio.Writer
+		var rec *recordFile
 		if *record != "" {
-			if err := checkOutput(*record, *force); err != nil {
+			if rec, err = createRecord(e, *record, *force); err != nil {
 				return err
 			}
-			f, err := os.Create(*record)
-			if err != nil {
-				return fmt.Errorf("--record: %w", err)
-			}
-			recFile, recBuf = f, bufio.NewWriterSize(f, 1<<20)
-			opts = append(opts, capture.WithRecord(recBuf))
+			defer rec.abort()
+			opts = append(opts, capture.WithRecord(rec.buf))
 		}
 
 		target := capture.JoinAddr(*addr, *port)
@@ -92,19 +125,19 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			}),
 			capture.WithProgress(100*time.Millisecond, status.update))
 
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		res, err := capture.Connect(ctx, target, opts...)
+		res, err := capture.Connect(e.context(), target, opts...)
 		status.clear()
-		if recBuf != nil {
-			if ferr := recBuf.Flush(); ferr != nil && err == nil {
-				err = fmt.Errorf("--record: %w", ferr)
-			}
-			recFile.Close()
-		}
 		if res == nil || res.Trace == nil {
 			fmt.Fprintln(e.stdout)
+			if in := signalCause(e); in != nil {
+				return fmt.Errorf("%w before a client connected", in)
+			}
 			return err
+		}
+		if rec != nil {
+			if rerr := rec.commit(); rerr != nil && err == nil {
+				err = rerr
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(e.stderr, "\ngotracy capture: %s\n", describeError(err))
@@ -113,7 +146,9 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			fmt.Fprintln(e.stdout)
 			printSymbolizeReport(e, res.Symbols, false)
 		}
-		if serr := saveCapture(e, res, *out); serr != nil {
+		// The capture cannot be repeated: only a second signal abandons
+		// its save.
+		if serr := saveCapture(e, e.abortContext(), res, *out, *force); serr != nil {
 			return serr
 		}
 		if err != nil {
@@ -122,6 +157,40 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		return nil
 	}
 }
+
+// recordFile is capture's --record output: written as the bytes arrive,
+// renamed into place when the capture ends (a recording of a cut session
+// is still a complete record of what was received), removed when nothing
+// was received or the save was abandoned.
+type recordFile struct {
+	f   *fileio.File
+	buf *bufio.Writer
+}
+
+func createRecord(e *env, path string, force bool) (*recordFile, error) {
+	f, err := fileio.Create(e.abortContext(), path, force)
+	if err != nil {
+		return nil, err
+	}
+	var w io.Writer = f
+	if outputFault != nil {
+		w = outputFault(w)
+	}
+	return &recordFile{f: f, buf: bufio.NewWriterSize(w, 1<<20)}, nil
+}
+
+func (r *recordFile) commit() error {
+	if err := r.buf.Flush(); err != nil {
+		r.f.Abort()
+		return fmt.Errorf("--record %s: %w (the recording was not kept)", r.f.Name(), err)
+	}
+	if err := r.f.Commit(); err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	return nil
+}
+
+func (r *recordFile) abort() { r.f.Abort() }
 
 // symbolFlags are the flags of capture and replay that choose where
 // call-stack frames are resolved.
@@ -166,28 +235,15 @@ func init() {
 	errorDescribers = append(errorDescribers, func(err error) string {
 		var re *reportedError
 		if errors.As(err, &re) {
-			return "the capture was saved, but ended with the error above"
+			return "the trace was saved, but the session ended with the error above"
 		}
 		return ""
 	})
 }
 
-// checkOutput refuses to overwrite without -f and checks that the file can
-// be written before minutes of capture go into it (as tracy-capture does).
-func checkOutput(path string, force bool) error {
-	if _, err := os.Stat(path); err == nil && !force {
-		return fmt.Errorf("output file %s already exists; use -f to overwrite it", path)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("cannot open output file %s for writing: %w", path, err)
-	}
-	f.Close()
-	return nil
-}
-
-// saveCapture prints tracy-capture's summary and writes the trace.
-func saveCapture(e *env, res *capture.Result, out string) error {
+// saveCapture prints tracy-capture's summary and writes the trace; ctx
+// ending abandons the save and removes the partial file.
+func saveCapture(e *env, ctx context.Context, res *capture.Result, out string, force bool) error {
 	t := res.Trace
 	first := int64(0)
 	if base := t.FrameSets[0].Frames; t.Metadata.OnDemand && len(base) > 2 {
@@ -201,9 +257,9 @@ func saveCapture(e *env, res *capture.Result, out string) error {
 		len(t.FrameSets[0].Frames), analysis.FormatTime(t.Metadata.LastTime-first), commas(uint64(t.ZoneCount())),
 		analysis.FormatTime(res.Stats.Elapsed.Nanoseconds()), reason)
 	var rep tracefile.Report
-	if err := tracefile.WriteFile(out, t, tracefile.WithReport(&rep)); err != nil {
+	if err := saveTrace(ctx, out, force, t, tracefile.WithReport(&rep)); err != nil {
 		fmt.Fprintln(e.stdout, " failed!")
-		return fmt.Errorf("saving %s: %w", out, err)
+		return err
 	}
 	fmt.Fprintf(e.stdout, " done!\nTrace size %s (%.2f%% ratio)\n", memSize(rep.FileBytes),
 		100*float64(rep.FileBytes)/float64(max(rep.PayloadBytes, 1)))

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"strconv"
 
 	"github.com/gotracy/gotracy/analysis"
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/internal/progress"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
@@ -14,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "csv",
 		summary: "export zone statistics, zones, messages or plots as CSV, like tracy-csvexport",
-		usage:   "csv [-f FILTER] [-s SEP] [-c] [-e] [-u] [-g] [-m] [-p] [-t[=PERCENT]] FILE",
+		usage:   "csv [-f FILTER] [-s SEP] [-c] [-e] [-u] [-g] [-m] [-p] [-t [PERCENT]] FILE   (CSV on standard output)",
 		setup:   setupCSV,
 	})
 }
@@ -44,6 +46,8 @@ func (p percentFlag) Set(s string) error {
 
 func (p percentFlag) IsBoolFlag() bool { return true }
 
+func (p percentFlag) optionalValue() {}
+
 // atoi is C's atoi: optional sign, leading digits, anything else ignored.
 func atoi(s string) int {
 	i, neg, n := 0, false, 0
@@ -68,16 +72,14 @@ func atoi(s string) int {
 
 func setupCSV(fs *flag.FlagSet) func(*env, []string) error {
 	var o analysis.CSVOptions
-	// Both of tracy-csvexport's spellings are accepted: -f and --filter, ...
-	for _, n := range []string{"f", "filter"} {
-		fs.StringVar(&o.Filter, n, "", "keep only zones whose name contains `FILTER`")
-	}
-	for _, n := range []string{"s", "sep"} {
-		fs.StringVar(&o.Separator, n, ",", "CSV column `SEP`arator")
-	}
+	// tracy-csvexport's flags, short and long (-f, --filter, ...).
+	fs.StringVar(&o.Filter, "f", "", "keep only zones whose name contains `FILTER`")
+	alias(fs, "f", "filter")
+	fs.StringVar(&o.Separator, "s", ",", "CSV column `SEP`arator")
+	alias(fs, "s", "sep")
 	boolFlag := func(p *bool, short, long, usage string) {
 		fs.BoolVar(p, short, false, usage)
-		fs.BoolVar(p, long, false, usage+" (same as -"+short+")")
+		alias(fs, short, long)
 	}
 	boolFlag(&o.CaseSensitive, "c", "case", "case-sensitive filter")
 	boolFlag(&o.SelfTime, "e", "self", "self times (zone time minus its children's)")
@@ -85,12 +87,12 @@ func setupCSV(fs *flag.FlagSet) func(*env, []string) error {
 	boolFlag(&o.GPU, "g", "gpu", "one row per GPU zone")
 	boolFlag(&o.Messages, "m", "messages", "only the messages")
 	boolFlag(&o.Plots, "p", "plot", "with -u, every plot point after the zones")
-	for _, n := range []string{"t", "truncated_mean"} {
-		fs.Var(percentFlag{&o.TruncatedMean}, n, "-t=N adds the N-th percentile and the mean of the zones at or below it (-t alone: N=90)")
-	}
+	fs.Var(percentFlag{&o.TruncatedMean}, "t", "add the `PERCENT`-th percentile and the mean of the zones at or below it (-t alone: 90; -t 50 and -t=50 alike)")
+	alias(fs, "t", "truncated-mean")
+	hiddenAlias(fs, "t", "truncated_mean") // the old spelling
 	return func(e *env, args []string) error {
 		if len(args) != 1 {
-			return usagef("csv needs exactly one trace file")
+			return usagef("csv needs exactly one trace file, got %d arguments", len(args))
 		}
 		t, _, err := loadTrace(e, args[0])
 		if err != nil {
@@ -107,11 +109,19 @@ var loadTrace = loadTraceReport
 // loadTraceReport loads a .tracy file for a command, showing progress on
 // stderr once a load has taken more than a second.
 func loadTraceReport(e *env, path string) (*model.Trace, *tracefile.Report, error) {
+	// A FIFO or device would block or never end: refuse it at once.
+	if _, err := fileio.CheckInput(path); err != nil {
+		return nil, nil, err
+	}
 	var rep tracefile.Report
 	line, update := progressLine(e, "loading "+path)
 	t, err := tracefile.ReadFile(path, tracefile.WithReport(&rep), tracefile.WithProgress(update))
 	line.Done()
 	if err != nil {
+		if errors.Is(err, tracefile.ErrNotTrace) && sniff(path) == kindRecording {
+			return nil, nil, &wrongKindError{path: path, is: "a recorded Tracy client stream", want: "a .tracy trace file",
+				hint: "turn it into a trace with 'gotracy replay " + path + " -o TRACE.tracy', or decode it with 'gotracy dump'"}
+		}
 		return nil, nil, err
 	}
 	return t, &rep, nil

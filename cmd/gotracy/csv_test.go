@@ -232,6 +232,7 @@ func TestTraceErrorsWorded(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "not a Tracy trace: expected a .tracy file") {
 			t.Errorf("%s junk: exit %d, stderr %q", cmd, code, errOut)
 		}
+		oneLine(t, cmd, errOut)
 	}
 
 	// A real file cut short is corrupt, and says so, with no panic.
@@ -249,6 +250,7 @@ func TestTraceErrorsWorded(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "damaged or cut short") {
 			t.Errorf("%s cut: exit %d, stderr %q", cmd, code, errOut)
 		}
+		oneLine(t, cmd, errOut)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/tracy"
 )
 
@@ -23,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "run an instrumented Go program (zones, frames, images, plots, messages, memory, locks) for a Tracy viewer or capture",
-		usage:   "demo [-a ADDR] [-p PORT] [--frames N] [--heavy N] [-o FILE.tracy] [--json]",
+		usage:   "demo [-a ADDR] [-p PORT] [--frames N | --duration SECONDS] [--fps N] [--on-demand] [--heavy N] [-o FILE.tracy] [-f] [--json]",
 		setup:   setupDemo,
 	})
 }
@@ -33,7 +34,7 @@ func init() {
 // command to the capture package; a build without it reports that -o is
 // unavailable. start is called once the client listens; the returned wait
 // blocks until the capture has ended and the file is written.
-var demoCapture func(ctx context.Context, e *env, addr string, port int, out string) (wait func() error, err error)
+var demoCapture func(ctx context.Context, e *env, addr string, port int, out string, force bool) (wait func() error, err error)
 
 // demoReport is the one JSON line `demo --json` prints: what the demo
 // emitted, counted as it emitted it (the keys of the issue, in its order).
@@ -58,17 +59,23 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 	out := fs.String("o", "", "capture the demo in-process over loopback and write this .tracy `file`")
 	force := fs.Bool("f", false, "overwrite the -o file if it exists")
 	asJSON := fs.Bool("json", false, "print one JSON line of what was emitted")
+	duration := fs.Float64("duration", 0, "run the frame workload for `seconds` instead of --frames frames")
+	fps := fs.Int("fps", 0, "at most `N` frames per second (0: a 2 ms pause between frames)")
+	onDemand := fs.Bool("on-demand", false, "record only while a server is connected and accept any number of successive captures (TRACY_ON_DEMAND)")
 	return func(e *env, args []string) error {
 		if len(args) != 0 {
 			return usagef("demo takes no positional arguments (got %q)", args[0])
 		}
-		if *frames < 0 || *heavy < 0 {
-			return usagef("--frames and --heavy must not be negative")
+		if *frames < 0 || *heavy < 0 || *fps < 0 || !(*duration >= 0) {
+			return usagef("--frames, --duration, --fps and --heavy must not be negative")
+		}
+		if *onDemand && *out != "" {
+			return usagef("--on-demand and -o exclude each other: -o captures the one session in-process")
 		}
 		if *port < 0 || *port > 65535 {
 			return usagef("-p %d is not a TCP port", *port)
 		}
-		opts := []tracy.Option{tracy.WithAddress(*addr), tracy.WithProgramName("gotracy-demo")}
+		opts := []tracy.Option{tracy.WithAddress(*addr), tracy.WithProgramName("gotracy-demo"), tracy.WithOnDemand(*onDemand)}
 		if *port != 0 {
 			opts = append(opts, tracy.WithPort(*port))
 		} else if *out != "" {
@@ -78,7 +85,7 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 			if demoCapture == nil {
 				return fmt.Errorf("demo -o: this build has no in-process capture")
 			}
-			if err := checkOutput(*out, *force); err != nil {
+			if err := fileio.CheckOutput(*out, *force); err != nil {
 				return err
 			}
 		}
@@ -104,7 +111,7 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 				host = "127.0.0.1"
 			}
 			var err error
-			if wait, err = demoCapture(ctx, capEnv, host, tracy.Port(), *out); err != nil {
+			if wait, err = demoCapture(ctx, capEnv, host, tracy.Port(), *out, *force); err != nil {
 				return err
 			}
 		} else {
@@ -118,7 +125,11 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 		if *heavy > 0 {
 			rep = runHeavy(*heavy)
 		} else {
-			rep = runDemo(*frames)
+			var until time.Time
+			if *duration > 0 {
+				until = time.Now().Add(time.Duration(*duration * float64(time.Second)))
+			}
+			rep = runDemo(*frames, until, *fps)
 		}
 		stopped = true
 		if err := tracy.Stop(); err != nil {
@@ -196,7 +207,9 @@ func init() { leafName = runtime.FuncForPC(reflect.ValueOf(leafCompute).Pointer(
 
 // runDemo is the frame workload of Tracy's reference demo (the C++ program
 // behind the fixture recordings): the main goroutine and two workers.
-func runDemo(frames int) *demoReport {
+// With until set it runs until then instead of for frames frames; fps > 0
+// paces the frames instead of the fixed 2 ms pause.
+func runDemo(frames int, until time.Time, fps int) *demoReport {
 	c := &counter{r: demoReport{Zones: map[string]int{}}}
 	shared := tracy.NewMutex("g_sharedLock")
 	start := time.Now()
@@ -219,7 +232,8 @@ func runDemo(frames int) *demoReport {
 		}()
 	}
 	img := make([]byte, demoW*demoH*4)
-	for f := 0; f < frames; f++ {
+	next := time.Now()
+	for f := 0; (until.IsZero() && f < frames) || (!until.IsZero() && time.Now().Before(until)); f++ {
 		for t := 0; t < 2; t++ {
 			startCh[t] <- f
 		}
@@ -254,7 +268,12 @@ func runDemo(frames int) *demoReport {
 			r.Frames++
 			r.FrameImages += images
 		})
-		time.Sleep(2 * time.Millisecond)
+		if fps > 0 {
+			next = next.Add(time.Second / time.Duration(fps))
+			time.Sleep(time.Until(next))
+		} else {
+			time.Sleep(2 * time.Millisecond)
+		}
 	}
 	for t := 0; t < 2; t++ {
 		close(startCh[t])

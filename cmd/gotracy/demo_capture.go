@@ -11,7 +11,7 @@ import (
 // would from outside, and the trace is written like gotracy capture writes
 // it.
 func init() {
-	demoCapture = func(ctx context.Context, e *env, addr string, port int, out string) (func() error, error) {
+	demoCapture = func(ctx context.Context, e *env, addr string, port int, out string, force bool) (func() error, error) {
 		type result struct {
 			res *capture.Result
 			err error
@@ -26,7 +26,7 @@ func init() {
 			if r.res == nil || r.res.Trace == nil {
 				return r.err
 			}
-			if err := saveCapture(e, r.res, out); err != nil {
+			if err := saveCapture(e, e.abortContext(), r.res, out, force); err != nil {
 				return err
 			}
 			return r.err

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/gotracy/gotracy/protocol"
@@ -56,49 +55,74 @@ type dumpStats struct {
 }
 
 func runDump(e *env, path string, asJSON, items bool) error {
-	var in io.Reader
-	if path == "-" {
-		in = os.Stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, err := openInput(path)
+	if err != nil {
+		return err
 	}
+	defer in.Close()
 	var out *bufio.Writer
 	if items {
 		out = bufio.NewWriterSize(e.stdout, 1<<16)
 	}
-	st, err := dumpStream(in, out)
+	st, err := dumpStream(path, in, out)
 	if out != nil {
 		if ferr := out.Flush(); err == nil {
 			err = ferr
 		}
 	}
-	if err != nil {
+	if st == nil {
 		return err
 	}
+	// A stream cut or damaged mid-way: what was decoded is still shown,
+	// then the error says where it stopped.
+	var perr error
 	switch {
 	case items:
-		return nil
 	case asJSON:
-		return writeDumpJSON(e.stdout, st)
+		perr = writeDumpJSON(e.stdout, st)
+	default:
+		writeDumpSummary(e.stdout, st)
 	}
-	writeDumpSummary(e.stdout, st)
-	return nil
+	if err != nil {
+		return &partialDumpError{frames: st.frames, err: err}
+	}
+	return perr
 }
 
+// partialDumpError is a stream that stopped decoding after some frames.
+type partialDumpError struct {
+	frames int
+	err    error
+}
+
+func (e *partialDumpError) Error() string {
+	return fmt.Sprintf("decoding stopped in frame %d (the output above covers what was decoded before): %v", e.frames, e.err)
+}
+
+func (e *partialDumpError) Unwrap() error { return e.err }
+
 // dumpStream decodes the whole stream, writing each item's text form to
-// items when it is not nil.
-func dumpStream(in io.Reader, items *bufio.Writer) (*dumpStats, error) {
+// items when it is not nil. Once the session is read it returns its counts
+// also with an error, for what came before the bad spot.
+func dumpStream(path string, in io.Reader, items *bufio.Writer) (*dumpStats, error) {
 	cr := &countingReader{r: in}
 	r := bufio.NewReaderSize(cr, 1<<20)
 	st := &dumpStats{}
+	if head, _ := r.Peek(4); sniffBytes(head) == kindTrace {
+		return nil, &wrongKindError{path: path, is: "a .tracy trace file", want: "a recorded client stream",
+			hint: "dump decodes recordings (NAME.c2s.bin, capture --record); use 'gotracy info " + path + "' for a trace"}
+	}
 	s, err := protocol.ReadSession(r)
 	if err != nil {
-		return nil, err
+		switch {
+		case s != nil && s.Status != protocol.HandshakeWelcome:
+			return nil, fmt.Errorf("%s starts with byte 0x%02x (%v), where a recorded Tracy client stream starts with status byte 1 (HandshakeWelcome): %w",
+				path, byte(s.Status), s.Status, protocol.ErrBadHandshake)
+		case errors.Is(err, protocol.ErrTruncated):
+			return nil, fmt.Errorf("%s ends after %d bytes, inside the client's handshake (status byte and %d-byte welcome): %w",
+				path, cr.n, protocol.WelcomeSize, protocol.ErrTruncated)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	st.session = s
 	fr := protocol.NewFrameReader(r, s.Size)
@@ -110,7 +134,8 @@ func dumpStream(in io.Reader, items *bufio.Writer) (*dumpStats, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			st.bytes = cr.n - int64(r.Buffered())
+			return st, err
 		}
 		st.frames++
 		st.decoded += int64(len(frame))
@@ -126,7 +151,8 @@ func dumpStream(in io.Reader, items *bufio.Writer) (*dumpStats, error) {
 			}
 		}
 		if err := d.Err(); err != nil {
-			return nil, fmt.Errorf("frame %d at stream offset %d: %w", st.frames-1, fr.FrameOffset(), err)
+			st.bytes = cr.n - int64(r.Buffered())
+			return st, fmt.Errorf("frame %d at stream offset %d: %w", st.frames, fr.FrameOffset(), err)
 		}
 	}
 	st.bytes = cr.n - int64(r.Buffered())
@@ -196,9 +222,11 @@ func writeDumpSummary(w io.Writer, st *dumpStats) {
 
 func init() {
 	errorDescribers = append(errorDescribers, func(err error) string {
-		var se *protocol.StreamError
-		if errors.As(err, &se) {
-			return "malformed Tracy stream: " + err.Error()
+		// Stream errors carry the offset and the cause; a partial dump
+		// says it was partial.
+		var pe *partialDumpError
+		if errors.As(err, &pe) {
+			return pe.Error()
 		}
 		return ""
 	})

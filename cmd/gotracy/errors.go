@@ -28,5 +28,6 @@ func describeTraceFileError(err error) string {
 	default:
 		return ""
 	}
-	return err.Error() + "\n  (" + hint + ")"
+	// One line: the error (file, offset) and what it means.
+	return err.Error() + " (" + hint + ")"
 }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/texture"
 )
@@ -15,21 +17,23 @@ func init() {
 	register(&command{
 		name:    "frames",
 		summary: "export every frame image (screenshot) of a .tracy file as PNG, named by frame number",
-		usage:   "frames FILE --out DIR",
+		usage:   "frames FILE -o DIR [-f]",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			out := fs.String("out", "", "directory for the PNG files (created if missing)")
+			out := fs.String("o", "", "`directory` for the PNG files (required; created if missing)")
+			hiddenAlias(fs, "o", "out") // the old spelling
+			force := fs.Bool("f", false, "overwrite PNG files that already exist")
 			return func(e *env, args []string) error {
 				if len(args) != 1 {
-					return usagef("frames needs exactly one trace file")
+					return usagef("frames needs exactly one trace file, got %d arguments", len(args))
 				}
 				if *out == "" {
-					return usagef("frames needs --out DIR")
+					return usagef("frames needs an output directory: -o DIR")
 				}
 				t, _, err := loadTrace(e, args[0])
 				if err != nil {
 					return err
 				}
-				n, err := exportFrameImages(t, *out)
+				n, err := exportFrameImages(e, t, *out, *force)
 				if err != nil {
 					return err
 				}
@@ -55,12 +59,21 @@ func frameImageName(t *model.Trace, i int) string {
 // returns how many it wrote. Images are standard BC1 after Tracy's FixOrder
 // and RDO (Zstd-packed when the trace comes straight from a capture), so
 // once unpacked they decode as they are.
-func exportFrameImages(t *model.Trace, dir string) (int, error) {
+func exportFrameImages(e *env, t *model.Trace, dir string, force bool) (int, error) {
 	if len(t.FrameSets) == 0 {
 		return 0, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
+	}
+	// Every name is checked before the first is written, so a refused run
+	// writes nothing.
+	for i, fr := range t.FrameSets[0].Frames {
+		if fr.Image >= 0 {
+			if err := fileio.CheckOutput(filepath.Join(dir, frameImageName(t, i)), force); err != nil {
+				return 0, err
+			}
+		}
 	}
 	n := 0
 	var buf []byte // reused across packed images
@@ -80,7 +93,7 @@ func exportFrameImages(t *model.Trace, dir string) (int, error) {
 		if img.Packed {
 			buf = data
 		}
-		if err := writeFrameImage(path, img, data); err != nil {
+		if err := writeFrameImage(e, path, force, img, data); err != nil {
 			return n, err
 		}
 		n++
@@ -90,17 +103,11 @@ func exportFrameImages(t *model.Trace, dir string) (int, error) {
 
 var errBadImageIndex = errors.New("frame image index out of range")
 
-func writeFrameImage(path string, img model.FrameImage, data []byte) (err error) {
-	f, err := os.Create(path)
+func writeFrameImage(e *env, path string, force bool, img model.FrameImage, data []byte) error {
+	err := writeOutput(e.context(), path, force, func(w io.Writer) error {
+		return texture.WritePNG(w, data, int(img.W), int(img.H), img.Flip)
+	})
 	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if err := texture.WritePNG(f, data, int(img.W), int(img.H), img.Flip); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

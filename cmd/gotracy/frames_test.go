@@ -43,7 +43,7 @@ func TestFramesExport(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"frames", fixtures.Path(t, c.trace), "--out", dir}, &stdout, &stderr); code != 0 {
+		if code := run([]string{"frames", fixtures.Path(t, c.trace), "-o", dir}, &stdout, &stderr); code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.trace, code, stderr.String())
 		}
 		files, _ := filepath.Glob(filepath.Join(dir, "frame*.png"))
@@ -91,7 +91,7 @@ func TestFramesUsage(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.tracy")
 	os.WriteFile(bad, []byte("not a trace"), 0o644)
-	if code := run([]string{"frames", bad, "--out", t.TempDir()}, &stdout, &stderr); code != 1 {
+	if code := run([]string{"frames", bad, "-o", t.TempDir()}, &stdout, &stderr); code != 1 {
 		t.Errorf("bad file: exit %d, want 1", code)
 	}
 }
@@ -119,7 +119,7 @@ func TestFramesExportPacked(t *testing.T) {
 		t.Fatal(err)
 	}
 	plainDir, packedDir := t.TempDir(), t.TempDir()
-	nPlain, err := exportFrameImages(tr, plainDir)
+	nPlain, err := exportFrameImages(&env{}, tr, plainDir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestFramesExportPacked(t *testing.T) {
 		}
 		img.Packed = true
 	}
-	nPacked, err := exportFrameImages(tr, packedDir)
+	nPacked, err := exportFrameImages(&env{}, tr, packedDir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestFramesExportPacked(t *testing.T) {
 		}
 	}
 	tr.FrameImages[0].Data = tr.FrameImages[0].Data[:10]
-	if _, err := exportFrameImages(tr, t.TempDir()); !errors.Is(err, texture.ErrCorrupt) {
+	if _, err := exportFrameImages(&env{}, tr, t.TempDir(), false); !errors.Is(err, texture.ErrCorrupt) {
 		t.Errorf("corrupt packed image: %v, want texture.ErrCorrupt", err)
 	}
 }

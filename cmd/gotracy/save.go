@@ -4,16 +4,19 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/tracefile"
 )
 
 func init() {
 	register(&command{
-		name:    "save",
-		summary: "re-save a .tracy file with another compression or stream count (like tracy-update -z/-j)",
-		usage:   "save IN -o OUT [--lz4 | --zstd LEVEL] [--streams N]",
+		name:     "save",
+		summary:  "re-save a .tracy file with another compression or stream count (like tracy-update -z/-j)",
+		usage:    "save IN -o OUT [-f] [--lz4 | --zstd LEVEL] [--streams N]",
+		graceful: true,
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			out := fs.String("o", "", "output `file` (required; written atomically)")
+			force := fs.Bool("f", false, "overwrite the output file if it exists")
 			lz4 := fs.Bool("lz4", false, "compress with LZ4 (fast) instead of Zstd")
 			zstd := fs.Int("zstd", 3, "Zstd compression `level`, 1..22")
 			streams := fs.Int("streams", 4, "number of compression streams, 1..64 (Tracy's save dialog range)")
@@ -39,6 +42,9 @@ func init() {
 				if *streams < 1 || *streams > 64 {
 					return usagef("--streams %d outside 1..64", *streams)
 				}
+				if err := fileio.CheckOutput(*out, *force); err != nil {
+					return err
+				}
 				t, _, err := loadTraceReport(e, args[0])
 				if err != nil {
 					return err
@@ -52,10 +58,10 @@ func init() {
 				var rep tracefile.Report
 				line, update := progressLine(e, "saving "+*out)
 				opts = append(opts, tracefile.WithReport(&rep), tracefile.WithProgress(update))
-				err = tracefile.WriteFile(*out, t, opts...)
+				err = saveTrace(e.context(), *out, *force, t, opts...)
 				line.Done()
 				if err != nil {
-					return fmt.Errorf("saving %s: %w", *out, err)
+					return err
 				}
 				fmt.Fprintf(e.stdout, "%s: %s, %d streams, %d bytes (payload %d bytes, %.1f%%) in %.2f s\n",
 					*out, rep.Compression, rep.Streams, rep.FileBytes, rep.PayloadBytes,

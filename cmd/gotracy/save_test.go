@@ -30,7 +30,8 @@ func TestSaveRecompresses(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "out.tracy")
 		var stdout, stderr bytes.Buffer
-		args := append([]string{"save", in, "-o", out}, c.args...)
+		// The same output each time: overwriting it needs -f.
+		args := append([]string{"save", in, "-o", out, "-f"}, c.args...)
 		if code := run(args, &stdout, &stderr); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}

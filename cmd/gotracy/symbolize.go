@@ -1,30 +1,29 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/symbolize"
 	"github.com/gotracy/gotracy/symbols"
-	"github.com/gotracy/gotracy/tracefile"
 )
 
 func init() {
 	register(&command{
-		name:    "symbolize",
-		summary: "resolve the call-stack frames of a saved trace offline (like tracy-update -r/-R/-p)",
-		usage:   "symbolize FILE.tracy -o OUT [--symbol-path DIRS] [--substitute 'REGEX;REPL'] [--reset] [--image-id PATH=ID]",
-		setup:   setupSymbolize,
+		name:     "symbolize",
+		summary:  "resolve the call-stack frames of a saved trace offline (like tracy-update -r/-R/-p)",
+		usage:    "symbolize FILE.tracy -o OUT [-f] [-v] [--symbol-path DIRS] [--substitute 'REGEX;REPL'] [--reset] [--image-id PATH=ID] [--debuginfod URL]",
+		setup:    setupSymbolize,
+		graceful: true,
 	})
 }
 
 func setupSymbolize(fs *flag.FlagSet) func(*env, []string) error {
-	out := fs.String("o", "", "output `file` (required; written atomically, may be the input)")
+	out := fs.String("o", "", "output `file` (required; written atomically, may be the input with -f)")
+	force := fs.Bool("f", false, "overwrite the output file if it exists")
 	symPath := fs.String("symbol-path", "", "`directories` to search for images and debug files, separated by '"+string(filepath.ListSeparator)+"'")
 	var subst, ids multiFlag
 	fs.Var(&subst, "substitute", "rewrite recorded image paths: 'REGEX;REPLACEMENT' (repeatable; Tracy's update -p)")
@@ -62,6 +61,9 @@ func setupSymbolize(fs *flag.FlagSet) func(*env, []string) error {
 			}
 			sopt.IDs[p] = id
 		}
+		if err := fileio.CheckOutput(*out, *force); err != nil {
+			return err
+		}
 		r, err := symbols.New(opts...)
 		if err != nil {
 			return usagef("%v", err)
@@ -72,15 +74,16 @@ func setupSymbolize(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		rep, err := symbolize.Trace(ctx, t, r, sopt)
+		rep, err := symbolize.Trace(e.context(), t, r, sopt)
+		if in := signalCause(e); in != nil {
+			return in
+		}
 		if err != nil {
 			return err
 		}
 		printSymbolizeReport(e, rep, *verbose)
-		if err := tracefile.WriteFile(*out, t); err != nil {
-			return fmt.Errorf("saving %s: %w", *out, err)
+		if err := saveTrace(e.context(), *out, *force, t); err != nil {
+			return err
 		}
 		fmt.Fprintf(e.stdout, "Saved %s\n", *out)
 		return nil

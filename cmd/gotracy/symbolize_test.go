@@ -139,6 +139,9 @@ func offlineRecording(t *testing.T, path, image string, base uint64, addrs []uin
 			{Name: symbolize.UnresolvedName, File: symbolize.UnknownFile, SymAddr: a},
 		}))
 	}
+	// The answer to the server's thread-name query, as a client sends it:
+	// without it the recording ends with a query unanswered.
+	must(protocol.AppendThreadName(b, 1, "main"))
 	b = protocol.AppendTerminate(b)
 	w := protocol.Welcome{TimerMul: 1, InitBegin: 0, InitEnd: 100, ProgramName: "offline"}
 	hello, err := protocol.AppendWelcomeReply(nil, &w, nil)

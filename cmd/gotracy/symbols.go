@@ -10,12 +10,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gotracy/gotracy/internal/fileio"
 	"github.com/gotracy/gotracy/symbols"
 )
 
@@ -23,9 +23,15 @@ func init() {
 	register(&command{
 		name:    "symbols",
 		summary: "resolve addresses (addr2line-compatible) or serve symbols over HTTP",
-		usage: "symbols resolve -e BINARY [-f] [-i] [-C] [-a] [-p] [-s] [ADDR...]\n" +
+		usage: "symbols resolve -e BINARY [-f] [-i] [-C] [-a] [-p] [-s] [--symbol-path DIRS] [--debug-dir DIRS]\n" +
+			"                       [--substitute 'REGEX;REPL'] [--debuginfod URL] [ADDR...]\n" +
 			"       gotracy symbols serve --symbol-path DIRS [--http ADDR]",
-		setup: setupSymbols,
+		setup:    setupSymbols,
+		graceful: true,
+		help: "resolve reads addresses from the arguments or, without any, one per line from standard\n" +
+			"input, and prints what binutils addr2line prints.\n\n" +
+			"serve answers, until SIGINT, SIGTERM or SIGHUP, on the --http address:\n" +
+			symbolEndpointHelp("ADDR"),
 	})
 	errorDescribers = append(errorDescribers, func(err error) string {
 		switch {
@@ -58,24 +64,25 @@ func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 func setupSymbols(fs *flag.FlagSet) func(e *env, args []string) error {
 	var f symbolsFlags
-	fs.StringVar(&f.exe, "e", "a.out", "resolve: the binary (addr2line -e)")
+	fs.StringVar(&f.exe, "e", "a.out", "resolve: the `binary` (addr2line -e)")
 	fs.BoolVar(&f.functions, "f", false, "resolve: print function names")
 	fs.BoolVar(&f.inlines, "i", false, "resolve: print inlined frames too")
 	fs.BoolVar(&f.demangle, "C", false, "resolve: demangle C++ and Rust names")
 	fs.BoolVar(&f.addresses, "a", false, "resolve: print each address before its frames")
 	fs.BoolVar(&f.pretty, "p", false, "resolve: print each address's frames on one line")
 	fs.BoolVar(&f.basenames, "s", false, "resolve: print file base names only")
-	fs.StringVar(&f.symPath, "symbol-path", "", "directories to search, separated by '"+string(filepath.ListSeparator)+"'")
-	fs.StringVar(&f.debugDirs, "debug-dir", "/usr/lib/debug", "resolve: global debug directories (build-id trees), separated by '"+string(filepath.ListSeparator)+"'")
+	fs.StringVar(&f.symPath, "symbol-path", "", "`directories` to search, separated by '"+string(filepath.ListSeparator)+"'")
+	fs.StringVar(&f.debugDirs, "debug-dir", "/usr/lib/debug", "resolve: global debug `directories` (build-id trees), separated by '"+string(filepath.ListSeparator)+"'")
 	fs.Var(&f.substitute, "substitute", "resolve: path substitution 'REGEX;REPLACEMENT' (repeatable)")
-	fs.StringVar(&f.debuginfod, "debuginfod", "", "resolve: debuginfod server URL")
-	fs.StringVar(&f.httpAddr, "http", "127.0.0.1:8001", "serve: listen address")
+	fs.StringVar(&f.debuginfod, "debuginfod", "", "resolve: debuginfod server `URL`")
+	fs.StringVar(&f.httpAddr, "http", "127.0.0.1:8001", "serve: listen `address`")
 	return func(e *env, args []string) error {
 		if len(args) == 0 {
 			return usagef("symbols: want 'resolve' or 'serve'")
 		}
 		switch args[0] {
 		case "resolve":
+			e.exitOnSignal()
 			return symbolsResolve(e, &f, args[1:], os.Stdin)
 		case "serve":
 			if len(args) > 1 {
@@ -119,6 +126,9 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 		return usagef("%v", err)
 	}
 	defer r.Close()
+	if st, err := os.Stat(f.exe); err == nil && !st.Mode().IsRegular() {
+		return &fileio.NotRegularError{Path: f.exe, Kind: fileio.Kind(st.Mode())}
+	}
 	img := symbols.Image{Path: f.exe}
 	mod, err := r.Module(img)
 	if err != nil {
@@ -254,6 +264,15 @@ func (p *a2lPrinter) print(addr uint64, res symbols.Result) {
 	}
 }
 
+// symbolEndpointHelp lists what symbols.Server answers, for the help and
+// for serve's first lines (TestSymbolsServeEndpoints requests each one).
+func symbolEndpointHelp(addr string) string {
+	return "  POST http://" + addr + "/symbolicate/v5\n" +
+		"       symbolication API v5 of the Firefox profiler and samply: JSON {memoryMap, stacks} in, frames out\n" +
+		"  GET  http://" + addr + "/symbol-table/v1/DEBUGNAME/BREAKPADID\n" +
+		"       the module's symbol table as JSON (?format=binary for the compact form)\n"
+}
+
 func symbolsServe(e *env, f *symbolsFlags) error {
 	dirs := splitList(f.symPath)
 	if len(dirs) == 0 {
@@ -268,11 +287,11 @@ func symbolsServe(e *env, f *symbolsFlags) error {
 	if err != nil {
 		return fmt.Errorf("symbols serve: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "serving symbols from %s on http://%s\n", strings.Join(dirs, ", "), ln.Addr())
+	fmt.Fprintf(e.stdout, "serving symbols from %s on http://%s (stop with Ctrl-C)\n%s", strings.Join(dirs, ", "), ln.Addr(),
+		symbolEndpointHelp(ln.Addr().String()))
 	// The symbols package sets the limits and timeouts (see Server).
 	srv := symbols.NewServer(r).HTTPServer()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := e.context()
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
