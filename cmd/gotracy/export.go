@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gotracy/gotracy/formats/chrome"
+	"github.com/gotracy/gotracy/formats/pprof"
 )
 
 // exportFormats maps --format names to writers; perfetto and pprof register
@@ -26,6 +27,18 @@ func init() {
 		setup:   setupExport,
 	})
 	exportFormats["chrome"] = exportChrome
+	exportFormats["pprof"] = exportPprof
+}
+
+func exportPprof(w io.Writer, path string, o exportOpts) error {
+	t, err := loadForExport(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Export(w, t, pprof.Options{Filter: o.filter, CaseSensitive: o.caseSensitive}); err != nil {
+		return fmt.Errorf("exporting %s: %w", path, err)
+	}
+	return nil
 }
 
 // formatFromName picks the export format from the output's extension.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -66,6 +67,18 @@ func TestExportImportCLI(t *testing.T) {
 		if g, w := sortedLines(got), sortedLines(want); g != w {
 			t.Errorf("%s round trip csv:\n%s\nwant\n%s", ext, g, w)
 		}
+	}
+	// pprof: the profile parses (the package's tests check its totals).
+	pp := filepath.Join(dir, "out.pb.gz")
+	if _, e, code := runFmtCLI(t, "export", in, "-o", pp); code != 0 {
+		t.Fatalf("export pprof: %s", e)
+	}
+	if f, err := os.Open(pp); err != nil {
+		t.Fatal(err)
+	} else if prof, err := profile.Parse(f); err != nil {
+		t.Errorf("pprof output: %v", err)
+	} else if len(prof.Sample) != 4 { // alpha and beta on two threads
+		t.Errorf("%d samples, want 4", len(prof.Sample))
 	}
 	// An existing output needs --force (export) or -f (import).
 	js := filepath.Join(dir, "out.json")
