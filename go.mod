@@ -10,6 +10,7 @@ require (
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/arch v0.33.0
 	golang.org/x/sys v0.50.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require github.com/klauspost/cpuid/v2 v2.2.10 // indirect

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gotracy/gotracy/formats/chrome"
+	"github.com/gotracy/gotracy/formats/perfetto"
 	"github.com/gotracy/gotracy/formats/pprof"
 )
 
@@ -28,6 +29,18 @@ func init() {
 	})
 	exportFormats["chrome"] = exportChrome
 	exportFormats["pprof"] = exportPprof
+	exportFormats["perfetto"] = exportPerfetto
+}
+
+func exportPerfetto(w io.Writer, path string, o exportOpts) error {
+	t, err := loadForExport(path)
+	if err != nil {
+		return err
+	}
+	if err := perfetto.Export(w, t, perfetto.Options{Filter: o.filter, CaseSensitive: o.caseSensitive}); err != nil {
+		return fmt.Errorf("exporting %s: %w", path, err)
+	}
+	return nil
 }
 
 func exportPprof(w io.Writer, path string, o exportOpts) error {

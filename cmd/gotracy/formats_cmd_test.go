@@ -80,6 +80,14 @@ func TestExportImportCLI(t *testing.T) {
 	} else if len(prof.Sample) != 4 { // alpha and beta on two threads
 		t.Errorf("%d samples, want 4", len(prof.Sample))
 	}
+	// perfetto: a non-empty packet stream (the package's tests decode it).
+	pf := filepath.Join(dir, "out.pftrace")
+	if _, e, code := runFmtCLI(t, "export", in, "-o", pf); code != 0 {
+		t.Fatalf("export perfetto: %s", e)
+	}
+	if b, err := os.ReadFile(pf); err != nil || len(b) < 100 || b[0] != 0x0a {
+		t.Errorf("perfetto output: %d bytes, err %v", len(b), err)
+	}
 	// An existing output needs --force (export) or -f (import).
 	js := filepath.Join(dir, "out.json")
 	if _, e, code := runFmtCLI(t, "export", in, "-o", js); code == 0 || !strings.Contains(e, "exists") {
