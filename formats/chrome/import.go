@@ -1,14 +1,12 @@
 package chrome
 
 import (
-	"cmp"
-	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/gotracy/gotracy/formats/internal/tracyimport"
 	"github.com/gotracy/gotracy/model"
 )
 
@@ -43,68 +41,20 @@ type ImportOptions struct {
 // number belongs) is one too.
 func Import(r io.Reader, o ImportOptions) (*model.Trace, error) {
 	s := newScanner(r)
-	im := &importer{s: s, strs: map[string]uint32{}, locs: map[locKey]uint32{}, plotIdx: map[string]int{}, names: map[uint64]string{}, keys: map[string]string{}}
-	im.strList = append(im.strList, "")
+	im := &importer{s: s, in: tracyimport.NewInput(), keys: map[string]string{}}
 	if err := im.top(); err != nil {
 		return nil, err
 	}
-	return im.build(o), nil
-}
-
-type locKey struct {
-	name, file uint32
-	line       uint32
-}
-
-// tlEvent is one zone begin or end, 24 bytes: a million-event file costs
-// tens of megabytes, not a DOM.
-type tlEvent struct {
-	tid  uint64
-	ts   uint64
-	seq  uint32 // file order, for the stable sort
-	loc  uint32 // index+1 into locList; 0 = end event
-	text uint32 // index into strList
-	_    uint32
-}
-
-type msgEvent struct {
-	tid  uint64
-	ts   uint64
-	text uint32
-	seq  uint32
-}
-
-type plotData struct {
-	name   string
-	points []model.PlotPoint
+	return tracyimport.Build(im.in, tracyimport.Options(o)), nil
 }
 
 type importer struct {
-	s        *scanner
-	strs     map[string]uint32
-	strList  []string
-	locs     map[locKey]uint32
-	locList  []locKey
-	timeline []tlEvent
-	msgs     []msgEvent
-	plots    []plotData
-	plotIdx  map[string]int
-	names    map[uint64]string
-	keys     map[string]string // interned arg keys
+	s  *scanner
+	in *tracyimport.Input
 
+	keys map[string]string // interned arg keys
 	ev   event
 	text []byte
-}
-
-func (im *importer) intern(b []byte) uint32 {
-	if id, ok := im.strs[string(b)]; ok {
-		return id
-	}
-	id := uint32(len(im.strList))
-	str := string(b)
-	im.strList = append(im.strList, str)
-	im.strs[str] = id
-	return id
 }
 
 // top reads the document: an array of events, or an object holding one
@@ -517,52 +467,15 @@ func (im *importer) zoneText() uint32 {
 		t = append(t, '\n')
 	}
 	im.text = t
-	return im.intern(t)
+	return im.in.Intern(t)
 }
 
 func (im *importer) location(name []byte) uint32 {
-	ev := &im.ev
-	k := locKey{name: im.intern(name)}
-	if ev.loc.k == kString {
-		loc := ev.loc.b
-		if i := strings.LastIndexByte(string(loc), ':'); i >= 0 {
-			k.file = im.intern(loc[:i])
-			k.line = uint32(cAtoi(loc[i+1:]))
-		} else {
-			k.file = im.intern(loc)
-		}
+	k := tracyimport.Loc{Name: im.in.Intern(name)}
+	if loc := &im.ev.loc; loc.k == kString {
+		k.File, k.Line = im.in.SplitLoc(loc.b)
 	}
-	id, ok := im.locs[k]
-	if !ok {
-		im.locList = append(im.locList, k)
-		id = uint32(len(im.locList))
-		im.locs[k] = id
-	}
-	return id
-}
-
-// cAtoi is C's atoi: leading space, a sign, digits; the rest ignored.
-func cAtoi(b []byte) int32 {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var n int64
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		n = n*10 + int64(b[i]-'0')
-		if n > math.MaxInt32+1 {
-			n = math.MaxInt32 + 1
-		}
-	}
-	if neg {
-		n = -n
-	}
-	return int32(n)
+	return im.in.Location(k)
 }
 
 // apply turns the event just read into timeline, message, plot or name
@@ -576,7 +489,7 @@ func (im *importer) apply() error {
 		return im.need(&ev.loc, "loc", "a string")
 	}
 	ph := string(ev.ph.b)
-	seq := uint32(len(im.timeline))
+	seq := uint32(len(im.in.Timeline))
 	switch ph {
 	case "B", "b":
 		tid, err := im.thread()
@@ -591,7 +504,7 @@ func (im *importer) apply() error {
 			return im.need(&ev.name, "name", "a string")
 		}
 		loc := im.location(ev.name.b)
-		im.timeline = append(im.timeline, tlEvent{tid: tid, ts: ts, seq: seq, loc: loc, text: im.zoneText()})
+		im.in.Timeline = append(im.in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()})
 	case "E", "e":
 		tid, err := im.thread()
 		if err != nil {
@@ -601,7 +514,7 @@ func (im *importer) apply() error {
 		if err != nil {
 			return err
 		}
-		im.timeline = append(im.timeline, tlEvent{tid: tid, ts: ts, seq: seq})
+		im.in.Timeline = append(im.in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq})
 	case "X":
 		tid, err := im.thread()
 		if err != nil {
@@ -619,9 +532,9 @@ func (im *importer) apply() error {
 			return im.need(&ev.name, "name", "a string")
 		}
 		loc := im.location(ev.name.b)
-		im.timeline = append(im.timeline,
-			tlEvent{tid: tid, ts: ts, seq: seq, loc: loc, text: im.zoneText()},
-			tlEvent{tid: tid, ts: ts + dur, seq: seq + 1})
+		im.in.Timeline = append(im.in.Timeline,
+			tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()},
+			tracyimport.Zone{Tid: tid, Ts: ts + dur, Seq: seq + 1})
 	case "i", "I":
 		tid, err := im.thread()
 		if err != nil {
@@ -634,7 +547,7 @@ func (im *importer) apply() error {
 		if ev.name.k != kString {
 			return im.need(&ev.name, "name", "a string")
 		}
-		im.msgs = append(im.msgs, msgEvent{tid: tid, ts: ts, text: im.intern(ev.name.b), seq: uint32(len(im.msgs))})
+		im.in.Messages = append(im.in.Messages, tracyimport.Message{Tid: tid, Ts: ts, Text: im.in.Intern(ev.name.b), Seq: uint32(len(im.in.Messages))})
 	case "C":
 		n, ok := numeric(&ev.ts)
 		if !ok {
@@ -661,13 +574,11 @@ func (im *importer) apply() error {
 			default:
 				return im.s.errf(ev.off, "counter %q is %s, a number expected", a.key, a.k)
 			}
-			pi, ok := im.plotIdx[a.key]
-			if !ok {
-				pi = len(im.plots)
-				im.plots = append(im.plots, plotData{name: a.key})
-				im.plotIdx[a.key] = pi
+			format := model.PlotFormatNumber
+			if strings.HasSuffix(a.key, "_bytes") {
+				format = model.PlotFormatMemory
 			}
-			im.plots[pi].points = append(im.plots[pi].points, model.PlotPoint{Time: ts, Value: val})
+			im.in.AddPlotPoint(a.key, format, ts, val)
 		}
 	case "M":
 		if ev.name.k != kString || string(ev.name.b) != "thread_name" || ev.argsK != kObject {
@@ -685,171 +596,8 @@ func (im *importer) apply() error {
 			if err != nil {
 				return err
 			}
-			im.names[tid] = string(a.s)
+			im.in.ThreadNames[tid] = string(a.s)
 		}
 	}
 	return nil
-}
-
-// build replays the collected records as Tracy's import constructor does.
-func (im *importer) build(o ImportOptions) *model.Trace {
-	slices.SortFunc(im.timeline, func(a, b tlEvent) int {
-		if c := cmp.Compare(a.ts, b.ts); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	slices.SortFunc(im.msgs, func(a, b msgEvent) int {
-		if c := cmp.Compare(a.ts, b.ts); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	for i := range im.plots {
-		slices.SortStableFunc(im.plots[i].points, func(a, b model.PlotPoint) int { return cmp.Compare(a.Time, b.Time) })
-	}
-	// Tracy starts from the first zone event and lowers it only to an
-	// earlier message or plot point; with no zone event it shifts nothing.
-	var mts uint64
-	if len(im.timeline) > 0 {
-		mts = im.timeline[0].ts
-		if len(im.msgs) > 0 && im.msgs[0].ts < mts {
-			mts = im.msgs[0].ts
-		}
-		for i := range im.plots {
-			if p := uint64(im.plots[i].points[0].Time); p < mts {
-				mts = p
-			}
-		}
-	}
-
-	b := model.NewBuilder()
-	t := b.Trace()
-	var emptyStr model.StrID
-	t.Metadata.CaptureName = o.CaptureName
-	t.Metadata.CaptureProgram = o.CaptureProgram
-	t.Metadata.TimerMul = 1
-
-	// Tracy stores even an empty name or file as a string of the table, so
-	// the csv prints "" for it where an absent string prints "???".
-	str := func(id uint32) model.StringRef {
-		if id == 0 {
-			if emptyStr == 0 {
-				t.Strings = append(t.Strings, "")
-				emptyStr = model.StrID(len(t.Strings) - 1)
-			}
-			return model.IdxRef(emptyStr)
-		}
-		return model.IdxRef(b.Intern(im.strList[id]))
-	}
-	dyn := make([]model.SrcLocID, len(im.locList)+1)
-	for i := range im.timeline {
-		e := &im.timeline[i]
-		ts := int64(e.ts - mts)
-		th := b.Thread(e.tid)
-		b.Observe(ts)
-		if e.loc == 0 {
-			b.EndZone(th, ts)
-			continue
-		}
-		id := dyn[e.loc]
-		if id == 0 {
-			k := im.locList[e.loc-1]
-			id = b.AddDynSrcLoc(model.SourceLocation{
-				Function: str(k.name),
-				File:     str(k.file),
-				Line:     k.line,
-			})
-			dyn[e.loc] = id
-		}
-		zi := b.BeginZone(th, ts, id)
-		if e.text != 0 {
-			b.SetZoneText(th, zi, im.strList[e.text])
-		}
-	}
-	im.timeline = nil
-
-	// Messages: those naming a frame become frames; the others keep Tracy's
-	// insertion order, where a message inserted at a time already present
-	// goes before the earlier ones (runs of equal times come out reversed).
-	frameSets := map[uint32]uint64{}
-	var plain []msgEvent
-	for _, m := range im.msgs {
-		text := im.strList[m.text]
-		if strings.Contains(strings.ToLower(text), "frame") {
-			key, ok := frameSets[m.text]
-			if !ok {
-				key = uint64(len(frameSets) + 1)
-				frameSets[m.text] = key
-				b.SetPtrString(key, text)
-				b.FrameSet(key, true)
-			}
-			b.FrameMark(key, int64(m.ts-mts))
-			continue
-		}
-		b.Thread(m.tid)
-		plain = append(plain, m)
-	}
-	for i := 0; i < len(plain); {
-		j := i + 1
-		for j < len(plain) && plain[j].ts == plain[i].ts {
-			j++
-		}
-		slices.Reverse(plain[i:j])
-		i = j
-	}
-	for _, m := range plain {
-		b.AddMessage(m.tid, model.Message{
-			Time:     int64(m.ts - mts),
-			Text:     model.IdxRef(b.Intern(im.strList[m.text])),
-			Color:    0xFFFFFFFF,
-			Source:   model.MsgSourceUser,
-			Severity: model.SeverityInfo,
-		})
-	}
-
-	// Plot names are pointer keys in Tracy (the address of the name); any
-	// key distinct from the frame-set keys 1..n serves.
-	for i := range im.plots {
-		p := &im.plots[i]
-		key := uint64(1)<<40 + uint64(i)
-		b.SetPtrString(key, p.name)
-		format := model.PlotFormatNumber
-		if strings.HasSuffix(p.name, "_bytes") {
-			format = model.PlotFormatMemory
-		}
-		b.Plot(key)
-		b.PlotConfig(key, format, false, true, 0)
-		for _, pt := range p.points {
-			b.PlotPoint(key, pt.Time-int64(mts), pt.Value)
-		}
-	}
-
-	for i := range t.Threads {
-		tid := t.Threads[i].ID
-		var s string
-		if tid <= math.MaxUint32 {
-			s = strconv.FormatUint(tid, 10)
-		} else {
-			s = fmt.Sprintf("PID %d TID %d", tid>>32, tid&0xFFFFFFFF)
-		}
-		if n, ok := im.names[tid]; ok {
-			s = "(" + s + ") " + n
-			// Tracy formats into a 128-byte buffer.
-			if len(s) > 127 {
-				s = s[:127]
-			}
-		}
-		b.SetThreadName(tid, s)
-	}
-
-	if len(frameSets) == 0 {
-		// Tracy's importer gives a trace without frames two base frames at 0.
-		b.FrameMark(0, 0)
-		b.FrameMark(0, 0)
-	} else {
-		// ... and a trace with frames no base frame set at all.
-		t.FrameSets = t.FrameSets[1:]
-	}
-	return b.Finish()
 }
