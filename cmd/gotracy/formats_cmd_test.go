@@ -119,6 +119,16 @@ func TestExportImportCLI(t *testing.T) {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
 	}
+	// Fuchsia: the package's golden input, through the command.
+	fx, err := os.ReadFile("../../formats/fuchsia/testdata/golden.fxt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxt := filepath.Join(dir, "in.fxt")
+	os.WriteFile(fxt, fx, 0o644)
+	if out, e, code := runFmtCLI(t, "import", fxt, "-o", filepath.Join(dir, "fxt.tracy")); code != 0 || !strings.Contains(out, "3 zones, 1 messages, 2 plots") {
+		t.Errorf("import .fxt: code %d, %q %q", code, out, e)
+	}
 	// Malformed input: a clear error with the offset.
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`[{"ph":"X","name":"a","ts":1,"dur":2,"tid":1},{"ph":}]`), 0o644)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gotracy/gotracy/formats/chrome"
+	"github.com/gotracy/gotracy/formats/fuchsia"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -14,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "import",
-		summary: "convert a Chrome JSON trace (.json, .json.zst) into a .tracy file, as Tracy's import-chrome",
+		summary: "convert a Chrome JSON (.json) or Fuchsia (.fxt) trace, optionally .zst, into a .tracy file, as Tracy's importers",
 		usage:   "import IN -o OUT.tracy [-f]",
 		setup:   setupImport,
 	})
@@ -24,6 +25,11 @@ func init() {
 // registers itself from its own file.
 var importers = map[string]func(r io.Reader, in, out string) (*model.Trace, error){
 	".json": importChrome,
+	".fxt":  importFuchsia,
+}
+
+func importFuchsia(r io.Reader, in, out string) (*model.Trace, error) {
+	return fuchsia.Import(r, fuchsia.ImportOptions{CaptureName: out, CaptureProgram: in})
 }
 
 func importChrome(r io.Reader, in, out string) (*model.Trace, error) {
@@ -50,11 +56,7 @@ func setupImport(fs *flag.FlagSet) func(*env, []string) error {
 			}
 		}
 		if read == nil {
-			var names []string
-			for k := range importers {
-				names = append(names, k)
-			}
-			return usagef("cannot tell the input format of %q: expected a name ending in %s (optionally .zst)", in, strings.Join(names, ", "))
+			return usagef("cannot tell the input format of %q: expected a name ending in .json or .fxt (optionally .zst)", in)
 		}
 		if err := checkFormatOutput(*out, *force); err != nil {
 			return err

@@ -3,6 +3,7 @@ package chrome
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"testing"
 
@@ -30,7 +31,7 @@ func FuzzImport(f *testing.F) {
 			}
 			return
 		}
-		if err := tracefile.Write(&bytes.Buffer{}, tr); err != nil {
+		if err := tracefile.WritePayload(io.Discard, tr); err != nil {
 			t.Fatalf("imported trace is not writable: %v", err)
 		}
 	})
