@@ -140,6 +140,45 @@ func TestExportImportCLI(t *testing.T) {
 	}
 }
 
+func TestMergeCLI(t *testing.T) {
+	dir := t.TempDir()
+	in := formatsTrace(t, dir)
+	in2 := filepath.Join(dir, "in2.tracy")
+	b, _ := os.ReadFile(in)
+	os.WriteFile(in2, b, 0o644)
+	out := filepath.Join(dir, "m.tracy")
+	if _, e, code := runFmtCLI(t, "merge", in, in2, "-o", out, "--offset", in2+"=5000000000"); code != 0 {
+		t.Fatalf("merge: %s", e)
+	}
+	tr, err := tracefile.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same program twice: its pid (0xFFFE0000|index, no pid in the
+	// file) keeps the lanes apart; the second input starts 5 s later.
+	if tr.ZoneCount() != 40 || len(tr.Threads) != 4 {
+		t.Errorf("%d zones on %d threads, want 40 on 4", tr.ZoneCount(), len(tr.Threads))
+	}
+	late := 0
+	for _, th := range tr.Threads {
+		if th.Zones.Len() > 0 && th.Zones.At(0).Start() >= 5_000_000_000 {
+			late++
+		}
+	}
+	if late != 2 {
+		t.Errorf("%d threads start after the 5 s offset, want 2", late)
+	}
+	if _, e, code := runFmtCLI(t, "merge", in, "-o", out); code == 0 || !strings.Contains(e, "exists") {
+		t.Errorf("merge over an existing output: code %d, %q", code, e)
+	}
+	if _, e, code := runFmtCLI(t, "merge", in, "-o", out, "-f", "--offset", "nope.tracy=1"); code != 2 || !strings.Contains(e, "not one of the inputs") {
+		t.Errorf("offset of a non-input: code %d, %q", code, e)
+	}
+	if _, e, code := runFmtCLI(t, "merge", in, "-o", out, "-f", "--offset", in+"=x"); code != 2 {
+		t.Errorf("bad offset: code %d, %q", code, e)
+	}
+}
+
 func sortedLines(s string) string {
 	l := strings.Split(strings.TrimSpace(s), "\n")
 	if len(l) > 1 {

@@ -45,7 +45,7 @@ func Import(r io.Reader, o ImportOptions) (*model.Trace, error) {
 	if err := im.top(); err != nil {
 		return nil, err
 	}
-	return tracyimport.Build(im.in, tracyimport.Options(o)), nil
+	return tracyimport.Build(im.in, tracyimport.Options{CaptureName: o.CaptureName, CaptureProgram: o.CaptureProgram}), nil
 }
 
 type importer struct {

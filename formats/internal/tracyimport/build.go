@@ -143,6 +143,9 @@ func (in *Input) AddPlotPoint(name string, format uint8, ts int64, v float64) {
 // and input paths there.
 type Options struct {
 	CaptureName, CaptureProgram string
+	// NoShift keeps the times as given: the importers' main programs shift
+	// the trace to start at 0, tracy-merge's does not.
+	NoShift bool
 }
 
 // Build replays the collected records as Tracy's import constructor does.
@@ -165,7 +168,7 @@ func Build(im *Input, o Options) *model.Trace {
 	// Tracy starts from the first zone event and lowers it only to an
 	// earlier message or plot point; with no zone event it shifts nothing.
 	var mts uint64
-	if len(im.Timeline) > 0 {
+	if len(im.Timeline) > 0 && !o.NoShift {
 		mts = im.Timeline[0].Ts
 		if len(im.Messages) > 0 && im.Messages[0].Ts < mts {
 			mts = im.Messages[0].Ts
