@@ -433,7 +433,7 @@ func (s *scanner) skip() error {
 		}
 		switch k {
 		case kString:
-			scratch, err = s.string(scratch[:0])
+			err = s.skipString()
 		case kNumber:
 			_, scratch, err = s.number(scratch)
 		case kTrue, kFalse, kNull:
@@ -487,6 +487,55 @@ func (s *scanner) skip() error {
 				}
 			}
 			break
+		}
+	}
+}
+
+// skipString consumes a string without keeping it, so a skipped value of
+// any size costs no memory. Its escapes are checked; its UTF-8 is not (it is
+// never stored).
+func (s *scanner) skipString() error {
+	if err := s.expect('"', "a string"); err != nil {
+		return err
+	}
+	for {
+		i := s.pos
+		for i < s.end {
+			c := s.buf[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			i++
+		}
+		s.pos = i
+		if s.pos == s.end {
+			if !s.fill() {
+				return s.eofErr("the end of a string")
+			}
+			continue
+		}
+		switch c := s.buf[s.pos]; {
+		case c == '"':
+			s.pos++
+			return nil
+		case c < 0x20:
+			return s.errf(s.offset(), "control character 0x%02x inside a string (JSON needs it escaped)", c)
+		}
+		off := s.offset()
+		s.pos++
+		if !s.fill() {
+			return s.eofErr("an escape sequence")
+		}
+		e := s.buf[s.pos]
+		s.pos++
+		switch e {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			if _, err := s.hex4(off); err != nil {
+				return err
+			}
+		default:
+			return s.errf(off, "invalid escape \\%s in a string", string(rune(e)))
 		}
 	}
 }
