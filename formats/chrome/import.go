@@ -393,16 +393,11 @@ func (im *importer) need(f *field, name, what string) error {
 	return im.s.errf(im.ev.off, "%s event's %q is %s, %s expected", string(im.ev.ph.b), name, f.k, what)
 }
 
-// numeric is a JSON number, or a boolean (1 or 0), as Tracy's JSON library
-// converts them.
+// numeric is a JSON number; Tracy's JSON library refuses anything else
+// (a boolean too) where it reads a number.
 func numeric(f *field) (number, bool) {
-	switch f.k {
-	case kNumber:
+	if f.k == kNumber {
 		return f.n, true
-	case kTrue:
-		return number{isInt: true, u: 1}, true
-	case kFalse:
-		return number{isInt: true}, true
 	}
 	return number{}, false
 }
@@ -567,10 +562,6 @@ func (im *importer) apply() error {
 			switch a.k {
 			case kNumber:
 				val = a.n.float()
-			case kTrue:
-				val = 1
-			case kFalse:
-				val = 0
 			default:
 				return im.s.errf(ev.off, "counter %q is %s, a number expected", a.key, a.k)
 			}

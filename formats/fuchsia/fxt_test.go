@@ -129,7 +129,7 @@ func golden() []byte {
 	f.str(1, "cat")
 	f.str(2, "outer")
 	f.str(5, "Job::Loader")
-	f.str(6, "Job::Load") // Tracy reads "Job::Loadr"
+	f.str(6, "Job::Load") // Tracy reads "Job::Loade"
 	f.thread(1, 100, 1)
 	f.thread(2, 100, 2)
 	f.kobj(2, 1, ref{inline: "main"}, []arg{{typ: 8, name: ref{inline: "process"}, value: 100}})

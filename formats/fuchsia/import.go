@@ -105,8 +105,10 @@ type decoder struct {
 //     zone event is 0, as in the Chrome importer.
 //
 // Where Tracy's importer misreads the format, the specification wins:
-// string-table entries are exactly their bytes (Tracy keeps one byte of the
-// previous, longer entry, "Job::Loadr"), inline strings get no trailing NUL,
+// string-table entries are exactly their bytes (Tracy keeps the byte of the
+// previous, longer entry at the new one's end: "Job::Load" after
+// "Job::Loader" reads "Job::Loade"), inline strings get no trailing NUL
+// (Tracy's NUL cuts a zone text short at the first inline string value),
 // timestamps are ticks converted with the initialization record's ticks per
 // second (Tracy takes ticks as nanoseconds), arguments are skipped by their
 // size field, and a truncated or malformed record is an error with its

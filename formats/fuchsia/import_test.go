@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden.fxt and the gol
 // checked by hand against Tracy 0.14's import-fuchsia rules and the
 // specification where they differ: 2e9 ticks per second halve every
 // timestamp (Tracy would not), string 6 is "Job::Load" (Tracy:
-// "Job::Loadr"), the shift is the first zone event (1000 ns), a double
+// "Job::Loade"), the shift is the first zone event (1000 ns), a double
 // prints as %.5f, the counter's string argument is not plotted.
 func TestImportGolden(t *testing.T) {
 	path := filepath.Join("testdata", "golden.fxt")

@@ -205,5 +205,5 @@ func (m *Merger) Finish() *model.Trace {
 			in.AddPlotPoint(name, p.format, pt.Time, pt.Value)
 		}
 	}
-	return tracyimport.Build(in, tracyimport.Options{CaptureName: m.name, CaptureProgram: m.first + " (merged)", NoShift: true})
+	return tracyimport.Build(in, tracyimport.Options{CaptureName: m.name, CaptureProgram: m.first + " (merged)", NoShift: true, Statistics: true})
 }

@@ -146,6 +146,9 @@ type Options struct {
 	// NoShift keeps the times as given: the importers' main programs shift
 	// the trace to start at 0, tracy-merge's does not.
 	NoShift bool
+	// Statistics mirrors a Worker built with statistics (tracy-merge):
+	// zone ends enter their thread into the local thread table.
+	Statistics bool
 }
 
 // Build replays the collected records as Tracy's import constructor does.
@@ -199,6 +202,16 @@ func Build(im *Input, o Options) *model.Trace {
 		}
 		return model.IdxRef(b.Intern(im.Strings[id]))
 	}
+	// The local thread table, in the order Tracy's CompressThread first
+	// sees each thread (see below).
+	local := []uint64{0}
+	localOf := map[uint64]uint16{}
+	compress := func(tid uint64) {
+		if _, ok := localOf[tid]; !ok {
+			localOf[tid] = uint16(len(local))
+			local = append(local, tid)
+		}
+	}
 	dyn := make([]model.SrcLocID, len(im.Locs)+1)
 	for i := range im.Timeline {
 		e := &im.Timeline[i]
@@ -206,7 +219,9 @@ func Build(im *Input, o Options) *model.Trace {
 		th := b.Thread(e.Tid)
 		b.Observe(ts)
 		if e.Loc == 0 {
-			b.EndZone(th, ts)
+			if _, ok := b.EndZone(th, ts); ok && o.Statistics {
+				compress(e.Tid)
+			}
 			continue
 		}
 		id := dyn[e.Loc]
@@ -255,15 +270,27 @@ func Build(im *Input, o Options) *model.Trace {
 		slices.Reverse(plain[i:j])
 		i = j
 	}
+	// Tracy's importers are built without statistics, so only messages
+	// compress thread ids: the local thread table holds the message threads
+	// in the order their messages were processed (time order), and a thread
+	// with zones alone is not in it at all. tracy-merge is built with
+	// statistics: each zone end compresses its thread first.
+	for _, m := range im.Messages {
+		if !strings.Contains(strings.ToLower(im.Strings[m.Text]), "frame") {
+			compress(m.Tid)
+		}
+	}
 	for _, m := range plain {
-		b.AddMessage(m.Tid, model.Message{
+		i := b.AddMessage(m.Tid, model.Message{
 			Time:     int64(m.Ts - mts),
 			Text:     model.IdxRef(b.Intern(im.Strings[m.Text])),
 			Color:    0xFFFFFFFF,
 			Source:   model.MsgSourceUser,
 			Severity: model.SeverityInfo,
 		})
+		t.Messages[i].Thread = localOf[m.Tid]
 	}
+	t.ThreadIndex = local
 
 	// Plot names are pointer keys in Tracy (the address of the name); any
 	// key distinct from the frame-set keys 1..n serves.
