@@ -50,11 +50,13 @@ func BenchmarkImport1M(b *testing.B) {
 	data := millionEvents()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	c0 := cpuTime()
 	for b.Loop() {
 		if _, err := Import(bytes.NewReader(data), ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 }
 
 func BenchmarkExportHeavy1M(b *testing.B) {

@@ -81,7 +81,8 @@ type decoder struct {
 	off    int64 // offset of the current record
 	rec    []uint64
 	words  int
-	strs   map[uint16]string
+	strs   [1 << 15]string // the string table (index 0 unused)
+	strOK  [1 << 15]bool
 	thr    map[uint8]threadRef
 	tps    uint64 // ticks per second
 	init   bool
@@ -114,7 +115,7 @@ type decoder struct {
 // size field, and a truncated or malformed record is an error with its
 // offset (Tracy stops reading there and saves what it had).
 func Import(r io.Reader, o ImportOptions) (*model.Trace, error) {
-	d := &decoder{r: bufio.NewReaderSize(r, 256<<10), strs: map[uint16]string{}, thr: map[uint8]threadRef{},
+	d := &decoder{r: bufio.NewReaderSize(r, 256<<10), thr: map[uint8]threadRef{},
 		tps: 1_000_000_000, in: tracyimport.NewInput(), rec: make([]uint64, maxRecordWord+1), rawBuf: make([]byte, 8*(maxRecordWord+1))}
 	if err := d.run(); err != nil {
 		return nil, err
@@ -207,7 +208,7 @@ func (c *cursor) str(ref uint16, what string) (string, error) {
 		return "", nil
 	}
 	if ref&0x8000 == 0 {
-		s, ok := c.d.strs[ref]
+		s, ok := c.d.strs[ref], c.d.strOK[ref]
 		if !ok {
 			return "", c.d.errf("%s names string-table entry %d, which no string record defined", what, ref)
 		}
@@ -287,7 +288,7 @@ func (d *decoder) record(typ uint8, h uint64) error {
 		if err != nil {
 			return err
 		}
-		d.strs[idx] = s
+		d.strs[idx], d.strOK[idx] = s, true
 	case recThread:
 		idx := uint8(field(h, 16, 23))
 		if idx == 0 {
@@ -363,7 +364,7 @@ func (d *decoder) event(c *cursor, h uint64) error {
 	tid := pseudoTid(th)
 	switch evType {
 	case evInstant:
-		in.Messages = append(in.Messages, tracyimport.Message{Tid: tid, Ts: ts, Text: in.Intern([]byte(name)), Seq: uint32(len(in.Messages))})
+		in.Messages = append(in.Messages, tracyimport.Message{Tid: tid, Ts: ts, Text: in.InternString(name), Seq: uint32(len(in.Messages))})
 	case evCounter:
 		if _, err := c.word("the counter id"); err != nil {
 			return err
@@ -394,7 +395,7 @@ func (d *decoder) event(c *cursor, h uint64) error {
 				return err
 			}
 		}
-		loc := tracyimport.Loc{Name: in.Intern([]byte(name))}
+		loc := tracyimport.Loc{Name: in.InternString(name)}
 		for _, a := range d.args {
 			if a.name == "loc" && a.typ == 6 {
 				loc.File, loc.Line = in.SplitLoc([]byte(a.str))

@@ -117,15 +117,15 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 			if !ok {
 				sl, _ := slt.Get(z.SrcLoc)
 				loc = in.Location(tracyimport.Loc{
-					Name: in.Intern([]byte(t.SrcLocName(sl))),
-					File: in.Intern([]byte(t.RefString(sl.File))),
+					Name: in.InternString(t.SrcLocName(sl)),
+					File: in.InternString(t.RefString(sl.File)),
 					Line: sl.Line,
 				})
 				locs[z.SrcLoc] = loc
 			}
 			var text uint32
 			if ex := z.Extra(); ex != 0 && int(ex) < len(t.ZoneExtras) {
-				text = in.Intern([]byte(t.Str(t.ZoneExtras[ex].Text)))
+				text = in.InternString(t.Str(t.ZoneExtras[ex].Text))
 			}
 			ts, err := at(z.Start())
 			if err != nil {
@@ -147,7 +147,7 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 		if err != nil {
 			return err
 		}
-		in.Messages = append(in.Messages, tracyimport.Message{Tid: encode(tid), Ts: ts, Text: in.Intern([]byte(t.RefString(msg.Text))), Seq: uint32(len(in.Messages))})
+		in.Messages = append(in.Messages, tracyimport.Message{Tid: encode(tid), Ts: ts, Text: in.InternString(t.RefString(msg.Text)), Seq: uint32(len(in.Messages))})
 	}
 	for i := range t.Plots {
 		p := &t.Plots[i]

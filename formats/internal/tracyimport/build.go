@@ -82,6 +82,20 @@ func (in *Input) Intern(b []byte) uint32 {
 	return id
 }
 
+// InternString is Intern for a string.
+func (in *Input) InternString(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if id, ok := in.strs[s]; ok {
+		return id
+	}
+	id := uint32(len(in.Strings))
+	in.Strings = append(in.Strings, s)
+	in.strs[s] = id
+	return id
+}
+
 // Location returns the 1-based id of a source location, shared by equal
 // ones as Tracy's payload map shares them.
 func (in *Input) Location(k Loc) uint32 {
@@ -153,12 +167,16 @@ type Options struct {
 
 // Build replays the collected records as Tracy's import constructor does.
 func Build(im *Input, o Options) *model.Trace {
-	slices.SortFunc(im.Timeline, func(a, b Zone) int {
+	byTime := func(a, b Zone) int {
 		if c := cmp.Compare(a.Ts, b.Ts); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Seq, b.Seq)
-	})
+	}
+	// B/E traces usually arrive in time order: checking is one pass.
+	if !slices.IsSortedFunc(im.Timeline, byTime) {
+		slices.SortFunc(im.Timeline, byTime)
+	}
 	slices.SortFunc(im.Messages, func(a, b Message) int {
 		if c := cmp.Compare(a.Ts, b.Ts); c != 0 {
 			return c
