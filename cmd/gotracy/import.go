@@ -70,7 +70,11 @@ func setupImport(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
-		err = writeFormatOutput(*out, *force, func(w io.Writer) error { return tracefile.Write(w, t) })
+		// LZ4 in 2 streams, as Tracy's importers save (FileCompression::Fast);
+		// `gotracy save` recompresses.
+		err = writeFormatOutput(*out, *force, func(w io.Writer) error {
+			return tracefile.Write(w, t, tracefile.WithLZ4(), tracefile.WithStreams(2))
+		})
 		if err != nil {
 			return fmt.Errorf("saving %s: %w", *out, err)
 		}

@@ -462,7 +462,7 @@ func (im *importer) zoneText() uint32 {
 		t = append(t, '\n')
 	}
 	im.text = t
-	return im.in.Intern(t)
+	return im.in.AddText(t)
 }
 
 func (im *importer) location(name []byte) uint32 {
@@ -499,7 +499,7 @@ func (im *importer) apply() error {
 			return im.need(&ev.name, "name", "a string")
 		}
 		loc := im.location(ev.name.b)
-		im.in.Timeline = append(im.in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()})
+		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()})
 	case "E", "e":
 		tid, err := im.thread()
 		if err != nil {
@@ -509,7 +509,7 @@ func (im *importer) apply() error {
 		if err != nil {
 			return err
 		}
-		im.in.Timeline = append(im.in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq})
+		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq})
 	case "X":
 		tid, err := im.thread()
 		if err != nil {
@@ -527,8 +527,7 @@ func (im *importer) apply() error {
 			return im.need(&ev.name, "name", "a string")
 		}
 		loc := im.location(ev.name.b)
-		im.in.Timeline = append(im.in.Timeline,
-			tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()},
+		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()},
 			tracyimport.Zone{Tid: tid, Ts: ts + dur, Seq: seq + 1})
 	case "i", "I":
 		tid, err := im.thread()

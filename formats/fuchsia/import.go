@@ -403,12 +403,12 @@ func (d *decoder) event(c *cursor, h uint64) error {
 			}
 		}
 		seq := uint32(len(in.Timeline))
-		in.Timeline = append(in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: in.Location(loc), Text: d.argText()})
+		in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: in.Location(loc), Text: d.argText()})
 		if evType == evComplete {
-			in.Timeline = append(in.Timeline, tracyimport.Zone{Tid: tid, Ts: end, Seq: seq + 1})
+			in.AddZones(tracyimport.Zone{Tid: tid, Ts: end, Seq: seq + 1})
 		}
 	case evEnd:
-		in.Timeline = append(in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline))})
+		in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline))})
 	}
 	return nil
 }
@@ -450,7 +450,7 @@ func (d *decoder) argText() uint32 {
 		t = append(t, '\n')
 	}
 	d.text = t
-	return d.in.Intern(t)
+	return d.in.AddText(t)
 }
 
 // readArgs reads n arguments, each skipped by its own size field.

@@ -103,7 +103,7 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 					if err != nil {
 						return err
 					}
-					in.Timeline = append(in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline))})
+					in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline))})
 				}
 				ends, endAt = ends[:len(ends)-1], endAt[:len(endAt)-1]
 			}
@@ -131,7 +131,7 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 			if err != nil {
 				return err
 			}
-			in.Timeline = append(in.Timeline, tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline)), Loc: loc, Text: text})
+			in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline)), Loc: loc, Text: text})
 			ends = append(ends, int(z.Next()))
 			endAt = append(endAt, z.End())
 		}

@@ -82,6 +82,17 @@ func (in *Input) Intern(b []byte) uint32 {
 	return id
 }
 
+// AddText stores a zone text without de-duplicating it: texts are mostly
+// unique, and Build interns them into the trace anyway, so a second hash
+// map here would only cost time.
+func (in *Input) AddText(b []byte) uint32 {
+	if len(b) == 0 {
+		return 0
+	}
+	in.Strings = append(in.Strings, string(b))
+	return uint32(len(in.Strings) - 1)
+}
+
 // InternString is Intern for a string.
 func (in *Input) InternString(s string) uint32 {
 	if s == "" {
@@ -94,6 +105,18 @@ func (in *Input) InternString(s string) uint32 {
 	in.Strings = append(in.Strings, s)
 	in.strs[s] = id
 	return id
+}
+
+// AddZones appends zone events, doubling the capacity when full: append's
+// 1.25x growth for large slices would copy a million-event timeline some
+// twenty times.
+func (in *Input) AddZones(z ...Zone) {
+	if len(in.Timeline)+len(z) > cap(in.Timeline) {
+		n := make([]Zone, len(in.Timeline), max(2*cap(in.Timeline), len(in.Timeline)+len(z), 1024))
+		copy(n, in.Timeline)
+		in.Timeline = n
+	}
+	in.Timeline = append(in.Timeline, z...)
 }
 
 // Location returns the 1-based id of a source location, shared by equal
@@ -165,6 +188,38 @@ type Options struct {
 	Statistics bool
 }
 
+// radixSortByTime sorts zone events by Ts, stably: the timeline is appended
+// in Seq order, so a stable sort by time is the (time, input order) order
+// Tracy's stable_sort gives. LSD radix over 11-bit digits, only as many
+// passes as the largest time needs (four for a trace under 2^44 ns), beats
+// a comparison sort by several times on millions of events.
+func radixSortByTime(z []Zone) []Zone {
+	var top uint64
+	for i := range z {
+		top |= z[i].Ts
+	}
+	tmp := make([]Zone, len(z))
+	const bits = 11
+	var count [1 << bits]int
+	for shift := uint(0); shift < 64 && top>>shift != 0; shift += bits {
+		clear(count[:])
+		for i := range z {
+			count[z[i].Ts>>shift&(1<<bits-1)]++
+		}
+		sum := 0
+		for i := range count {
+			sum, count[i] = sum+count[i], sum
+		}
+		for i := range z {
+			d := z[i].Ts >> shift & (1<<bits - 1)
+			tmp[count[d]] = z[i]
+			count[d]++
+		}
+		z, tmp = tmp, z
+	}
+	return z
+}
+
 // Build replays the collected records as Tracy's import constructor does.
 func Build(im *Input, o Options) *model.Trace {
 	byTime := func(a, b Zone) int {
@@ -175,7 +230,7 @@ func Build(im *Input, o Options) *model.Trace {
 	}
 	// B/E traces usually arrive in time order: checking is one pass.
 	if !slices.IsSortedFunc(im.Timeline, byTime) {
-		slices.SortFunc(im.Timeline, byTime)
+		im.Timeline = radixSortByTime(im.Timeline)
 	}
 	slices.SortFunc(im.Messages, func(a, b Message) int {
 		if c := cmp.Compare(a.Ts, b.Ts); c != 0 {
