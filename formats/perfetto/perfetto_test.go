@@ -314,3 +314,24 @@ func TestDecodeFixture(t *testing.T) {
 		t.Errorf("%d log messages, the trace has %d", d.logs, len(tr.Messages))
 	}
 }
+
+func TestFilter(t *testing.T) {
+	tr := builtTrace()
+	var buf bytes.Buffer
+	if err := Export(&buf, tr, Options{Filter: "C"}); err != nil {
+		t.Fatal(err)
+	}
+	d := decode(t, buf.Bytes())
+	total, ends := 0, 0
+	for _, n := range d.begins {
+		total += n
+	}
+	for _, n := range d.ends {
+		ends += n
+	}
+	// Zone "c" (the function name; no srcloc name) passes "C" case-insensitively:
+	// 2+3+4 of them, all ended.
+	if total != 9 || ends != 9 {
+		t.Errorf("%d begins, %d ends after the filter, want 9 and 9", total, ends)
+	}
+}
