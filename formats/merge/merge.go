@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/formats/internal/tracyimport"
 	"github.com/gotracy/gotracy/model"
 )
@@ -149,8 +150,11 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 		}
 		in.Messages = append(in.Messages, tracyimport.Message{Tid: encode(tid), Ts: ts, Text: in.InternString(t.RefString(msg.Text)), Seq: uint32(len(in.Messages))})
 	}
-	for i := range t.Plots {
-		p := &t.Plots[i]
+	// Every plot Tracy holds after loading, memory plots (rebuilt from the
+	// pools' events) first, as tracy-merge reads them from its Worker.
+	plots := analysis.PlotsInTracyOrder(t)
+	for i := range plots {
+		p := &plots[i]
 		name, ok := t.PtrString(p.Name)
 		if !ok {
 			name = "???"
@@ -200,10 +204,9 @@ func (m *Merger) Finish() *model.Trace {
 		}
 	}
 	for _, p := range m.plots {
-		name := label(m.inputs[p.input], p.name, plotCount)
-		for _, pt := range p.points {
-			in.AddPlotPoint(name, p.format, pt.Time, pt.Value)
-		}
+		// Each input plot stays its own plot, even when two end up with one
+		// name (tracy-merge keeps them apart too).
+		in.Plots = append(in.Plots, tracyimport.Plot{Name: label(m.inputs[p.input], p.name, plotCount), Format: p.format, Points: p.points})
 	}
 	return tracyimport.Build(in, tracyimport.Options{CaptureName: m.name, CaptureProgram: m.first + " (merged)", NoShift: true, Statistics: true})
 }
