@@ -23,6 +23,7 @@ func csvRows(data []byte) []string {
 }
 
 func TestFixtureRoundTrip(t *testing.T) {
+	fixtures.Path(t, "demo.tracy") // one skip line when the fixtures are absent
 	for _, name := range []string{"demo", "demo-ondemand", "heavy1m"} {
 		t.Run(name, func(t *testing.T) {
 			if testing.Short() && name == "heavy1m" {
