@@ -483,9 +483,7 @@ func (im *importer) apply() error {
 	if ev.loc.k != kAbsent && ev.loc.k != kString {
 		return im.need(&ev.loc, "loc", "a string")
 	}
-	ph := string(ev.ph.b)
-	seq := uint32(len(im.in.Timeline))
-	switch ph {
+	switch string(ev.ph.b) { // no allocation: the conversion is only compared
 	case "B", "b":
 		tid, err := im.thread()
 		if err != nil {
@@ -499,7 +497,7 @@ func (im *importer) apply() error {
 			return im.need(&ev.name, "name", "a string")
 		}
 		loc := im.location(ev.name.b)
-		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()})
+		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Loc: loc, Text: im.zoneText()})
 	case "E", "e":
 		tid, err := im.thread()
 		if err != nil {
@@ -509,7 +507,7 @@ func (im *importer) apply() error {
 		if err != nil {
 			return err
 		}
-		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq})
+		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts})
 	case "X":
 		tid, err := im.thread()
 		if err != nil {
@@ -527,8 +525,8 @@ func (im *importer) apply() error {
 			return im.need(&ev.name, "name", "a string")
 		}
 		loc := im.location(ev.name.b)
-		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: loc, Text: im.zoneText()},
-			tracyimport.Zone{Tid: tid, Ts: ts + dur, Seq: seq + 1})
+		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Loc: loc, Text: im.zoneText()},
+			tracyimport.Zone{Tid: tid, Ts: ts + dur})
 	case "i", "I":
 		tid, err := im.thread()
 		if err != nil {

@@ -402,13 +402,12 @@ func (d *decoder) event(c *cursor, h uint64) error {
 				break
 			}
 		}
-		seq := uint32(len(in.Timeline))
-		in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: seq, Loc: in.Location(loc), Text: d.argText()})
+		in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Loc: in.Location(loc), Text: d.argText()})
 		if evType == evComplete {
-			in.AddZones(tracyimport.Zone{Tid: tid, Ts: end, Seq: seq + 1})
+			in.AddZones(tracyimport.Zone{Tid: tid, Ts: end})
 		}
 	case evEnd:
-		in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline))})
+		in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts})
 	}
 	return nil
 }

@@ -104,7 +104,7 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 					if err != nil {
 						return err
 					}
-					in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline))})
+					in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts})
 				}
 				ends, endAt = ends[:len(ends)-1], endAt[:len(endAt)-1]
 			}
@@ -132,7 +132,7 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 			if err != nil {
 				return err
 			}
-			in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Seq: uint32(len(in.Timeline)), Loc: loc, Text: text})
+			in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Loc: loc, Text: text})
 			ends = append(ends, int(z.Next()))
 			endAt = append(endAt, z.End())
 		}

@@ -23,12 +23,12 @@ type Loc struct {
 	Line       uint32
 }
 
-// Zone is one zone begin or end, 32 bytes: a million-event file costs tens
-// of megabytes, not a DOM.
+// Zone is one zone begin or end, 24 bytes: a million-event file costs tens
+// of megabytes, not a DOM. Input.Timeline holds them in input order, which
+// the stable sort by time keeps for equal times.
 type Zone struct {
 	Tid  uint64
 	Ts   uint64
-	Seq  uint32 // input order, for the stable sort
 	Loc  uint32 // index+1 into Input.Locs; 0 = end event
 	Text uint32 // index into Input.Strings, 0 = none
 }
@@ -189,7 +189,7 @@ type Options struct {
 }
 
 // radixSortByTime sorts zone events by Ts, stably: the timeline is appended
-// in Seq order, so a stable sort by time is the (time, input order) order
+// in input order, so a stable sort by time is the (time, input order) order
 // Tracy's stable_sort gives. LSD radix over 11-bit digits, only as many
 // passes as the largest time needs (four for a trace under 2^44 ns), beats
 // a comparison sort by several times on millions of events.
@@ -222,14 +222,10 @@ func radixSortByTime(z []Zone) []Zone {
 
 // Build replays the collected records as Tracy's import constructor does.
 func Build(im *Input, o Options) *model.Trace {
-	byTime := func(a, b Zone) int {
-		if c := cmp.Compare(a.Ts, b.Ts); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Seq, b.Seq)
-	}
-	// B/E traces usually arrive in time order: checking is one pass.
-	if !slices.IsSortedFunc(im.Timeline, byTime) {
+	// B/E traces usually arrive in time order: checking is one pass (a
+	// timeline in input order whose times never decrease is already in
+	// stable order).
+	if !slices.IsSortedFunc(im.Timeline, func(a, b Zone) int { return cmp.Compare(a.Ts, b.Ts) }) {
 		im.Timeline = radixSortByTime(im.Timeline)
 	}
 	slices.SortFunc(im.Messages, func(a, b Message) int {

@@ -14,7 +14,7 @@ func TestRadixSortByTime(t *testing.T) {
 		for _, span := range []uint64{3, 1 << 20, 1 << 50, 1<<64 - 1} {
 			z := make([]Zone, n)
 			for i := range z {
-				z[i] = Zone{Ts: r.Uint64N(span), Seq: uint32(i)}
+				z[i] = Zone{Ts: r.Uint64N(span), Loc: uint32(i)} // Loc marks input order
 			}
 			want := slices.Clone(z)
 			slices.SortStableFunc(want, func(a, b Zone) int { return cmp.Compare(a.Ts, b.Ts) })
