@@ -79,7 +79,10 @@ func setupMerge(fs *flag.FlagSet) func(*env, []string) error {
 				return fmt.Errorf("%s: %w", a, err)
 			}
 		}
-		t := m.Finish()
+		t, err := m.Finish()
+		if err != nil {
+			return err
+		}
 		if err := writeFormatOutput(*out, *force, func(w io.Writer) error { return tracefile.Write(w, t) }); err != nil {
 			return fmt.Errorf("saving %s: %w", *out, err)
 		}

@@ -3,8 +3,10 @@ package chrome
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gotracy/gotracy/analysis"
@@ -156,6 +158,16 @@ func TestExportFilter(t *testing.T) {
 	}
 	if back.ZoneCount() != 6 {
 		t.Errorf("%d zones passed, want 6", back.ZoneCount())
+	}
+}
+
+// Times past Tracy's 48-bit zone range are refused, not wrapped.
+func TestImportTimeRange(t *testing.T) {
+	in := `[{"ph":"X","name":"a","ts":0,"dur":1,"tid":1},{"ph":"X","name":"b","ts":2e11,"dur":1,"tid":1}]`
+	_, err := Import(strings.NewReader(in), ImportOptions{})
+	var se *SyntaxError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "48-bit") {
+		t.Errorf("error %v, want a SyntaxError about the 48-bit range", err)
 	}
 }
 

@@ -45,7 +45,11 @@ func Import(r io.Reader, o ImportOptions) (*model.Trace, error) {
 	if err := im.top(); err != nil {
 		return nil, err
 	}
-	return tracyimport.Build(im.in, tracyimport.Options{CaptureName: o.CaptureName, CaptureProgram: o.CaptureProgram}), nil
+	t, err := tracyimport.Build(im.in, tracyimport.Options{CaptureName: o.CaptureName, CaptureProgram: o.CaptureProgram})
+	if err != nil {
+		return nil, &SyntaxError{Offset: s.offset(), Msg: err.Error()}
+	}
+	return t, nil
 }
 
 type importer struct {

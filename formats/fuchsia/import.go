@@ -120,7 +120,11 @@ func Import(r io.Reader, o ImportOptions) (*model.Trace, error) {
 	if err := d.run(); err != nil {
 		return nil, err
 	}
-	return tracyimport.Build(d.in, tracyimport.Options{CaptureName: o.CaptureName, CaptureProgram: o.CaptureProgram}), nil
+	t, err := tracyimport.Build(d.in, tracyimport.Options{CaptureName: o.CaptureName, CaptureProgram: o.CaptureProgram})
+	if err != nil {
+		return nil, d.errf("%v", err)
+	}
+	return t, nil
 }
 
 func (d *decoder) errf(format string, args ...any) error {

@@ -175,11 +175,12 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 	return nil
 }
 
-// Finish builds the merged trace. Thread and plot names get their
+// Finish builds the merged trace; it fails when the offsets push zone
+// times past Tracy's 48-bit range. Thread and plot names get their
 // program's name in front ("prog/worker-0"), and its pid too
 // ("prog[123]/worker-0") when that program/name pair occurs more than
 // once among the inputs.
-func (m *Merger) Finish() *model.Trace {
+func (m *Merger) Finish() (*model.Trace, error) {
 	in := m.in
 	type key struct{ process, name string }
 	threadCount := map[key]int{}

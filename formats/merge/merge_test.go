@@ -2,8 +2,10 @@ package merge
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
+	"github.com/gotracy/gotracy/formats/internal/tracyimport"
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
@@ -65,7 +67,10 @@ func TestMergeBuilt(t *testing.T) {
 	if err := m.Add(small("other", 42, 0), 0); err != nil {
 		t.Fatal(err)
 	}
-	out := m.Finish()
+	out, err := m.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := byName(out)
 	// Three copies of a (depth 0) and c (depth 1: still inside a).
 	if got["a"] != (nameStat{3, 300, 0}) || got["c"] != (nameStat{3, 30, 3}) {
@@ -110,6 +115,13 @@ func TestMergeBuilt(t *testing.T) {
 	if err := New().Add(small("x", 1, 0), -10); err == nil {
 		t.Error("an offset making times negative was accepted")
 	}
+	far := New()
+	if err := far.Add(small("x", 1, 0), 1<<47); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := far.Finish(); !errors.Is(err, tracyimport.ErrTimeRange) {
+		t.Errorf("zone times past 2^47 ns: error %v, want ErrTimeRange", err)
+	}
 }
 
 func TestMergeFixtures(t *testing.T) {
@@ -127,7 +139,10 @@ func TestMergeFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out := m.Finish()
+	out, err := m.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]nameStat{}
 	for _, tr := range ins {
 		for k, v := range byName(tr) {

@@ -7,6 +7,7 @@ package tracyimport
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -176,6 +177,10 @@ func (in *Input) AddPlotPoint(name string, format uint8, ts int64, v float64) {
 	in.Plots[pi].Points = append(in.Plots[pi].Points, model.PlotPoint{Time: ts, Value: v})
 }
 
+// ErrTimeRange reports times a .tracy file cannot hold: zone times are
+// signed 48-bit nanoseconds (39 hours) there.
+var ErrTimeRange = errors.New("times beyond Tracy's 48-bit zone timestamps (2^47 ns, about 39 hours)")
+
 // Options fills the trace's metadata; Tracy's importers store the output
 // and input paths there.
 type Options struct {
@@ -221,7 +226,8 @@ func radixSortByTime(z []Zone) []Zone {
 }
 
 // Build replays the collected records as Tracy's import constructor does.
-func Build(im *Input, o Options) *model.Trace {
+// It fails only with ErrTimeRange.
+func Build(im *Input, o Options) (*model.Trace, error) {
 	// B/E traces usually arrive in time order: checking is one pass (a
 	// timeline in input order whose times never decrease is already in
 	// stable order).
@@ -249,6 +255,17 @@ func Build(im *Input, o Options) *model.Trace {
 			if p := uint64(im.Plots[i].Points[0].Time); p < mts {
 				mts = p
 			}
+		}
+	}
+
+	// Zone times are 48-bit in Tracy's model and file: refuse a span that
+	// would wrap rather than store wrong times.
+	if n := len(im.Timeline); n > 0 && im.Timeline[n-1].Ts-mts > model.MaxTime {
+		return nil, fmt.Errorf("%w: zone times reach %d ns after the trace start", ErrTimeRange, im.Timeline[n-1].Ts-mts)
+	}
+	for _, m := range im.Messages {
+		if m.Ts-mts > math.MaxInt64 {
+			return nil, fmt.Errorf("%w: a message at %d ns", ErrTimeRange, m.Ts-mts)
 		}
 	}
 
@@ -400,5 +417,5 @@ func Build(im *Input, o Options) *model.Trace {
 		// ... and a trace with frames no base frame set at all.
 		t.FrameSets = t.FrameSets[1:]
 	}
-	return b.Finish()
+	return b.Finish(), nil
 }
