@@ -335,3 +335,23 @@ func TestFilter(t *testing.T) {
 		t.Errorf("%d begins, %d ends after the filter, want 9 and 9", total, ends)
 	}
 }
+
+// message() reserves one length byte and moves the body when the length
+// needs more: check every length class.
+func TestMessageLengths(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 16383, 16384, 3 << 20} {
+		body := bytes.Repeat([]byte{0xab}, n)
+		b := message([]byte{0x99}, 7, func(b []byte) []byte { return append(b, body...) })
+		if b[0] != 0x99 {
+			t.Fatalf("n=%d: prefix overwritten", n)
+		}
+		num, typ, k := protowire.ConsumeTag(b[1:])
+		if num != 7 || typ != protowire.BytesType {
+			t.Fatalf("n=%d: tag %d/%d", n, num, typ)
+		}
+		got, m := protowire.ConsumeBytes(b[1+k:])
+		if m < 0 || !bytes.Equal(got, body) || 1+k+m != len(b) {
+			t.Fatalf("n=%d: body does not decode back", n)
+		}
+	}
+}
