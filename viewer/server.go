@@ -1,0 +1,227 @@
+// Package viewer is the server half of `gotracy view`: it holds one loaded
+// trace and its level-of-detail index and answers the page (viewer/ui,
+// embedded) and headless clients over the HTTP API under /api/v1/ (see
+// docs/viewer-api.md).
+//
+// Every answer that draws something over time is reduced on the server to
+// the pixels it covers (package lod), so a browser never receives more than
+// a screenful, whatever the trace holds. Nothing a request says is ever used
+// to open a file: the server reads only the trace it was given.
+package viewer
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/gotracy/gotracy/analysis"
+	"github.com/gotracy/gotracy/internal/tracereport"
+	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/tracefile"
+	"github.com/gotracy/gotracy/viewer/lod"
+)
+
+// The page ships inside the binary: `gotracy view` works offline, with no
+// CDN, no Node and no files beside the executable.
+//
+//go:embed all:ui
+var uiFiles embed.FS
+
+// Server serves one trace. It is read-only after New and safe for
+// concurrent requests.
+type Server struct {
+	t      *model.Trace
+	ix     *lod.Index
+	report *tracereport.Report
+	plots  []model.Plot // analysis.PlotsInTracyOrder: memory plots first
+	ui     fs.FS
+	mux    *http.ServeMux
+
+	// Per-request scratch of the timeline-like endpoints, so a request
+	// costs what lod costs and allocates nothing per zone.
+	tlPool   sync.Pool // *timelineBuf
+	spanPool sync.Pool // *spanBuf
+
+	statsOnce sync.Once
+	stats     *statsCache
+
+	lockOnce  sync.Once
+	lockState [][]lockRow // by lock, by thread of the lock
+}
+
+type config struct {
+	path   string
+	rep    *tracefile.Report
+	name   string
+	report *tracereport.Report
+}
+
+// Option configures New.
+type Option func(*config)
+
+// WithFileInfo says the trace was read from the file at path with report
+// rep, so /api/v1/trace answers exactly what `gotracy info --json` prints
+// for that file (only the base name of path is shown).
+func WithFileInfo(path string, rep *tracefile.Report) Option {
+	return func(c *config) { c.path, c.rep = path, rep }
+}
+
+// WithName names a trace that was not read from a file (a capture, a
+// test), for the "file.name" of /api/v1/trace.
+func WithName(name string) Option {
+	return func(c *config) { c.name = name }
+}
+
+// WithReport serves r as /api/v1/trace verbatim; `gotracy view` passes
+// the report it built with the same code `gotracy info` uses.
+func WithReport(r *tracereport.Report) Option {
+	return func(c *config) { c.report = r }
+}
+
+// New indexes t for viewing. t must not change afterwards.
+func New(t *model.Trace, opts ...Option) (*Server, error) {
+	if t == nil {
+		return nil, fmt.Errorf("viewer: no trace to serve")
+	}
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	ui, err := fs.Sub(uiFiles, "ui")
+	if err != nil {
+		return nil, fmt.Errorf("viewer: embedded page missing: %w", err)
+	}
+	s := &Server{t: t, ui: ui}
+	switch {
+	case c.report != nil:
+		s.report = c.report
+	case c.rep != nil:
+		s.report = tracereport.New(c.path, c.rep, analysis.Summarize(t))
+	default:
+		s.report = &tracereport.Report{File: tracereport.File{Name: c.name}, Summary: analysis.Summarize(t)}
+	}
+	s.ix = lod.Build(t)
+	s.plots = analysis.PlotsInTracyOrder(t)
+	s.tlPool.New = func() any { return new(timelineBuf) }
+	s.spanPool.New = func() any { return new(spanBuf) }
+	s.routes()
+	return s, nil
+}
+
+// Trace is the served trace.
+func (s *Server) Trace() *model.Trace { return s.t }
+
+// Handler serves the page at "/" and the API at /api/v1/.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	api := func(path string, h func(w http.ResponseWriter, r *http.Request) error) {
+		m.HandleFunc("GET /api/v1/"+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			if err := h(w, r); err != nil {
+				writeError(w, err)
+			}
+		})
+	}
+	api("{$}", s.apiIndex)
+	api("trace", s.apiTrace)
+	api("lanes", s.apiLanes)
+	api("srclocs", s.apiSrcLocs)
+	api("timeline", s.apiTimeline)
+	s.moreRoutes(api)
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, &apiError{code: http.StatusMethodNotAllowed, msg: fmt.Sprintf("the API answers GET only, got %s", r.Method)})
+			return
+		}
+		writeError(w, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no API endpoint %s (see /api/v1/ for the list)", r.URL.Path)})
+	})
+	files := http.FileServerFS(s.ui)
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "the viewer answers GET only", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		// The page is embedded in the binary, so a stale copy in the
+		// browser cache is the only way to see an old page after an
+		// upgrade: make the browser ask each time (the answer is tiny).
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+	s.mux = m
+}
+
+// apiError is an answer other than 200: a status and one sentence.
+type apiError struct {
+	code int
+	msg  string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &apiError{code: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &apiError{code: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	msg := err.Error()
+	if ae, ok := err.(*apiError); ok {
+		code = ae.code
+	}
+	b, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+}
+
+// writeJSON answers v as JSON with a Content-Length, so a client can tell
+// a cut-off answer from a whole one.
+func writeJSON(w http.ResponseWriter, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func (s *Server) apiIndex(w http.ResponseWriter, r *http.Request) error {
+	if err := checkParams(r); err != nil {
+		return err
+	}
+	return writeJSON(w, struct {
+		Docs      string   `json:"docs"`
+		Endpoints []string `json:"endpoints"`
+	}{"docs/viewer-api.md", endpointList})
+}
+
+func (s *Server) apiTrace(w http.ResponseWriter, r *http.Request) error {
+	if err := checkParams(r); err != nil {
+		return err
+	}
+	return writeJSON(w, s.report)
+}
