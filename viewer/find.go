@@ -1,0 +1,145 @@
+package viewer
+
+import (
+	"math"
+	"net/http"
+	"slices"
+)
+
+type findInstance struct {
+	Thread   uint32 `json:"thread"` // index into the trace's threads (lanes' "index")
+	Index    uint32 `json:"index"`  // the zone's index in its thread: GET zone?thread=&index=
+	Start    int64  `json:"start"`
+	Duration int64  `json:"duration"` // ns; self time with self=1
+}
+
+type findAnswer struct {
+	SrcLoc    int16          `json:"srcloc"`
+	Name      string         `json:"name"`
+	Total     int            `json:"total"` // instances (zones that ended and lasted > 0 ns, as statistics counts)
+	Self      bool           `json:"self"`
+	Min       int64          `json:"min"`
+	Max       int64          `json:"max"`
+	Log       bool           `json:"log"`
+	Edges     []float64      `json:"edges"`  // bins+1 bin edges, ns; bin i holds edges[i] <= d < edges[i+1] (the last also d == max)
+	Counts    []uint64       `json:"counts"` // instances per bin
+	TotalNs   []int64        `json:"total_ns"`
+	Sort      string         `json:"sort"`
+	Offset    int            `json:"offset"`
+	Instances []findInstance `json:"instances"`
+}
+
+func (s *Server) apiFind(w http.ResponseWriter, r *http.Request) error {
+	if err := checkParams(r, "srcloc", "bins", "log", "self", "sort", "offset", "limit"); err != nil {
+		return err
+	}
+	p := params{r: r}
+	id := int16(p.need("srcloc", math.MinInt16, math.MaxInt16))
+	bins := int(p.int("bins", 100, 1, 10000))
+	logBins := p.bool("log")
+	self := p.bool("self")
+	order := p.oneOf("sort", "time", "duration", "-duration")
+	offset := int(p.int("offset", 0, 0, math.MaxInt32))
+	limit := int(p.int("limit", 100, 0, 10000))
+	if p.err != nil {
+		return p.err
+	}
+	c := s.zoneStats()
+	k, ok := c.byID[id]
+	if !ok {
+		return notFound("no source location %d in this trace (GET /api/v1/srclocs lists them)", id)
+	}
+	loc := &c.st.Locations[k]
+	a := findAnswer{SrcLoc: id, Name: s.srcLoc(id).Name, Total: len(loc.Zones), Self: self, Log: logBins, Sort: order, Offset: offset,
+		Counts: make([]uint64, bins), TotalNs: make([]int64, bins), Edges: make([]float64, bins+1), Instances: []findInstance{}}
+	d := s.durations(c, k, self, make([]int64, 0, len(loc.Zones)))
+	if len(d) > 0 {
+		a.Min, a.Max = slices.Min(d), slices.Max(d)
+	}
+	// Self times may be 0 (a zone filled by its children): a log scale
+	// starts at 1 ns then.
+	lo, hi := float64(a.Min), float64(a.Max)
+	if logBins {
+		lo = max(lo, 1)
+		hi = max(hi, lo)
+	}
+	for i := range a.Edges {
+		f := float64(i) / float64(bins)
+		if logBins {
+			a.Edges[i] = lo * math.Pow(hi/lo, f)
+		} else {
+			a.Edges[i] = lo + (hi-lo)*f
+		}
+	}
+	a.Edges[bins] = hi
+	for _, v := range d {
+		b := binOf(float64(v), lo, hi, bins, logBins)
+		a.Counts[b]++
+		a.TotalNs[b] += v
+	}
+	if offset < len(d) && limit > 0 {
+		idx := s.findOrder(c, k, order, self, d)
+		for _, i := range idx[offset:min(len(idx), offset+limit)] {
+			ref := loc.Zones[i]
+			z := s.t.Threads[ref.Thread].Zones.At(int(ref.Index))
+			a.Instances = append(a.Instances, findInstance{Thread: ref.Thread, Index: ref.Index, Start: z.Start(), Duration: d[i]})
+		}
+	}
+	return writeJSON(w, &a)
+}
+
+func binOf(v, lo, hi float64, bins int, logBins bool) int {
+	if hi <= lo {
+		return 0
+	}
+	var f float64
+	if logBins {
+		f = math.Log(max(v, lo)/lo) / math.Log(hi/lo)
+	} else {
+		f = (v - lo) / (hi - lo)
+	}
+	return min(max(int(f*float64(bins)), 0), bins-1)
+}
+
+// findOrder is the order of a location's instances for one sort, computed
+// on first use and kept, so paging through a million instances sorts once.
+func (s *Server) findOrder(c *statsCache, k int, order string, self bool, d []int64) []uint32 {
+	key := findKey{k, order, self && order != "time"}
+	c.sortMu.Lock()
+	idx, ok := c.sorted[key]
+	c.sortMu.Unlock()
+	if ok {
+		return idx
+	}
+	loc := &c.st.Locations[k]
+	idx = make([]uint32, len(d))
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	switch order {
+	case "time":
+		st := make([]int64, len(d))
+		for i, r := range loc.Zones {
+			st[i] = s.t.Threads[r.Thread].Zones.At(int(r.Index)).Start()
+		}
+		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(st[a], st[b]) })
+	case "duration":
+		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(d[a], d[b]) })
+	case "-duration":
+		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(d[b], d[a]) })
+	}
+	c.sortMu.Lock()
+	c.sorted[key] = idx
+	c.sortMu.Unlock()
+	return idx
+}
+
+func cmp64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
