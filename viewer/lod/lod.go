@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -146,12 +147,47 @@ func (tl *Timeline) Items() int {
 // zone. Within a depth, starts and ends both grow with the position, so
 // every question ("first zone ending after t", "children of zone i") is a
 // binary search.
+//
+// A merged run over a dense depth would otherwise cost a search per few
+// pixels, each probing zones across cold memory. So the top four bits of
+// the first two entries of every block of 256 entries of a depth hold,
+// together, a 7-bit bound on the block's widest zone and widest gap to the
+// next entry (the bit length of the larger, so the true value is below
+// 2^bound): a run walks past a whole block whose bound is under the merge
+// width with one byte's look, and the index still costs 4 bytes a zone.
+// Threads of 2^28 zones or more (6 GB of zones) keep plain indices and no
+// bounds (mask is all ones, skip false).
 type levels struct {
-	off []uint32
-	pos []uint32
+	off  []uint32
+	pos  []uint32
+	mask uint32 // pos[p] & mask is the zone index
+	skip bool   // block bounds are stored
 }
 
-func (lv *levels) depth() int { return len(lv.off) - 1 }
+const (
+	blockShift = 8
+	blockLen   = 1 << blockShift
+	idxBits    = 28
+	idxMask    = 1<<idxBits - 1
+)
+
+func (lv *levels) depth() int { return max(len(lv.off)-1, 0) }
+
+// at is the zone index at position p.
+func (lv *levels) at(p uint32) uint32 { return lv.pos[p] & lv.mask }
+
+// blockBound is the bit-length bound of block b of depth d (64 when none
+// is stored, which never allows a skip).
+func (lv *levels) blockBound(d int, b uint32) uint {
+	if !lv.skip {
+		return 64
+	}
+	p := lv.off[d] + b<<blockShift
+	if p+1 >= lv.off[d+1] {
+		return 64
+	}
+	return uint(lv.pos[p]>>idxBits)<<4 | uint(lv.pos[p+1]>>idxBits)
+}
 
 // Index is the level-of-detail index of one trace. It is read-only after
 // Build and safe for concurrent queries.
@@ -313,7 +349,34 @@ func buildLevels[S zoneSource](s S) levels {
 		pos[fill[d]] = uint32(i)
 		fill[d]++
 	}
-	return levels{off: off, pos: pos}
+	lv := levels{off: off, pos: pos, mask: ^uint32(0)}
+	if n < 1<<idxBits {
+		lv.mask, lv.skip = idxMask, true
+		for d := range counts {
+			storeBounds(s, pos[off[d]:off[d+1]])
+		}
+	}
+	return lv
+}
+
+// storeBounds writes the block bounds of one depth's positions (see
+// levels).
+func storeBounds[S zoneSource](s S, pos []uint32) {
+	for b := 0; b+1 < len(pos); b += blockLen {
+		e := min(b+blockLen, len(pos))
+		var widest int64
+		for p := b; p < e; p++ {
+			z := pos[p]
+			zs, ze := s.start(z), s.end(z)
+			widest = max(widest, ze-zs)
+			if p+1 < len(pos) {
+				widest = max(widest, s.start(pos[p+1])-ze)
+			}
+		}
+		bound := uint32(bits.Len64(uint64(widest)))
+		pos[b] |= bound >> 4 << idxBits
+		pos[b+1] |= bound & 15 << idxBits
+	}
 }
 
 // Timeline fills dst with the answer to q, reusing dst's slices: after the
@@ -377,6 +440,7 @@ func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane) int {
 	}
 	w := walker[S]{s: s, lv: lv, t0: q.T0, t1: q.T1, minNs: int64(math.Ceil(q.MinPx * q.nsPerPx())), l: l}
 	w.minNs = max(w.minNs, 1)
+	w.minBits = uint(bits.Len64(uint64(w.minNs))) - 1 // 2^minBits <= minNs
 	w.level(0, lv.off[0], lv.off[1])
 	// Items come out in depth-first order; the encoding wants them by
 	// depth, then start. Within one depth they are already in start order,
@@ -390,25 +454,28 @@ type walker[S zoneSource] struct {
 	lv     *levels
 	t0, t1 int64
 	minNs  int64 // narrower zones are merged; also the gap that joins a run
-	l      *Lane
+	// minBits is the largest block bound that allows a skip: every value
+	// below 2^minBits is below minNs.
+	minBits uint
+	l       *Lane
 }
 
-// level draws the zones pos[lo:hi] of depth d, which are siblings (the
-// children of one zone, or the roots), and recurses into the wide ones.
+// level draws the zones at positions [lo, hi) of depth d, which are
+// siblings (the children of one zone, or the roots), and recurses into the
+// wide ones.
 func (w *walker[S]) level(d int, lo, hi uint32) {
-	pos := w.lv.pos
-	s := w.s
+	lv, s := w.lv, w.s
 	// The first zone that ends at or after t0, and the first that starts
 	// after t1: the zones between overlap the window.
-	k := lo + uint32(sort.Search(int(hi-lo), func(i int) bool { return s.end(pos[lo+uint32(i)]) >= w.t0 }))
-	hi = k + uint32(sort.Search(int(hi-k), func(i int) bool { return s.start(pos[k+uint32(i)]) > w.t1 }))
+	k := w.search(lo, hi, func(z uint32) bool { return s.end(z) >= w.t0 })
+	hi = w.search(k, hi, func(z uint32) bool { return s.start(z) > w.t1 })
 	for k < hi {
-		z := pos[k]
+		z := lv.at(k)
 		zs, ze := s.start(z), s.end(z)
 		if ze-zs >= w.minNs {
 			w.l.Items = append(w.l.Items, Item{Start: zs, End: ze, Index: z, Count: 1, SrcLoc: s.srcloc(z), Depth: uint16(d), Unended: s.unended(z)})
 			w.l.Zones++
-			if nx := s.next(z); nx > z+1 && d+1 < w.lv.depth() {
+			if nx := s.next(z); nx > z+1 && d+1 < lv.depth() {
 				clo, chi := w.childRange(d+1, z, nx)
 				if clo < chi {
 					w.level(d+1, clo, chi)
@@ -418,18 +485,25 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 			continue
 		}
 		// A narrow zone starts a run; it swallows every following zone
-		// that starts within minNs of the run's end and is narrow itself.
-		// Each step jumps to the last zone starting before that threshold,
-		// so two steps advance the run by at least minNs: the cost follows
-		// the run's pixels, not its zones.
+		// that is narrow too and starts less than minNs after the run's
+		// end. Each step first walks past whole blocks whose bound says
+		// every zone and gap in them is narrow, then jumps to the last
+		// zone starting before the threshold, so two steps advance the
+		// run by at least minNs: the cost follows the run's pixels, not
+		// its zones.
 		last, runEnd := k, ze
 		for {
-			m := last + 1 + uint32(sort.Search(int(hi-last-1), func(i int) bool { return s.start(pos[last+1+uint32(i)]) >= runEnd+w.minNs }))
+			if l2 := w.skipBlocks(d, last, hi); l2 != last {
+				last = l2
+				runEnd = max(runEnd, s.end(lv.at(last)))
+			}
+			m := w.gallopStart(last+1, hi, runEnd+w.minNs)
 			if m == last+1 {
 				break
 			}
 			q := m - 1
-			qs, qe := s.start(pos[q]), s.end(pos[q])
+			qz := lv.at(q)
+			qs, qe := s.start(qz), s.end(qz)
 			if qe-qs < w.minNs {
 				last, runEnd = q, max(runEnd, qe)
 				continue
@@ -438,7 +512,7 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 			// the gap itself; they join the run, q is drawn on its own.
 			if q-1 > last {
 				last = q - 1
-				runEnd = max(runEnd, s.end(pos[last]))
+				runEnd = max(runEnd, s.end(lv.at(last)))
 			}
 			break
 		}
@@ -450,23 +524,116 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 	}
 }
 
-// childRange returns the positions at depth d of the zones with indices in
-// (z, nx): zone z's children.
-func (w *walker[S]) childRange(d int, z, nx uint32) (uint32, uint32) {
-	a, b := w.lv.off[d], w.lv.off[d+1]
-	p := w.lv.pos[a:b]
-	lo := sort.Search(len(p), func(i int) bool { return p[i] > z })
-	hi := lo + sort.Search(len(p)-lo, func(i int) bool { return p[lo+i] >= nx })
-	return a + uint32(lo), a + uint32(hi)
+// skipBlocks extends a run that has reached position last of depth d as
+// far as whole blocks allow: when last's block bounds its zones and gaps
+// under minNs, the run takes the rest of the block and the gap to the next
+// one; when the next block is bounded too (and ends before hi), the run
+// takes it whole, and so on.
+func (w *walker[S]) skipBlocks(d int, last, hi uint32) uint32 {
+	if !w.lv.skip {
+		return last
+	}
+	base := w.lv.off[d]
+	b := (last - base) >> blockShift
+	if w.lv.blockBound(d, b) > w.minBits {
+		return last
+	}
+	for {
+		next := base + (b+1)<<blockShift // first position of block b+1
+		if next >= hi {
+			return last // the sibling range ends inside this block
+		}
+		last = next - 1
+		nextEnd := next + blockLen
+		if nextEnd > hi || w.lv.blockBound(d, b+1) > w.minBits {
+			return last
+		}
+		b++
+		last = nextEnd - 1
+	}
 }
 
-// runCount is the number of zones a merged run of the depth-d siblings
-// pos[k..last] stands for: the zones of their subtrees that overlap the
-// window. Inside the window that is the subtrees' size; at an edge each
+// search returns the first position in [lo, hi) whose zone satisfies ok
+// (hi if none); ok must be false then true along the positions.
+func (w *walker[S]) search(lo, hi uint32, ok func(z uint32) bool) uint32 {
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if ok(w.lv.at(m)) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// gallopStart returns the first position in [lo, hi) whose zone starts at
+// or after t (hi if none). It probes lo+1, lo+3, lo+7, ... before
+// bisecting, so a target a few zones away costs a few probes in nearby
+// memory rather than a bisection of the whole depth across cold cache
+// lines: a merged run's next step is usually close.
+func (w *walker[S]) gallopStart(lo, hi uint32, t int64) uint32 {
+	lv := w.lv
+	if lo >= hi || w.s.start(lv.at(lo)) >= t {
+		return lo
+	}
+	// invariant: position a starts before t; the answer is in (a, b]
+	a, step, b := lo, uint32(1), hi
+	for {
+		c := a + step
+		if c >= hi {
+			break
+		}
+		if w.s.start(lv.at(c)) >= t {
+			b = c
+			break
+		}
+		a, step = c, step*2
+	}
+	for a+1 < b {
+		m := a + (b-a)/2
+		if w.s.start(lv.at(m)) >= t {
+			b = m
+		} else {
+			a = m
+		}
+	}
+	return b
+}
+
+// childRange returns the positions at depth d of the zones with indices in
+// (z, nx): zone z's children (or, for nx past a run, its descendants at d).
+func (w *walker[S]) childRange(d int, z, nx uint32) (uint32, uint32) {
+	lv := w.lv
+	lo, hi := lv.off[d], lv.off[d+1]
+	for lo < hi { // first index > z
+		m := lo + (hi-lo)/2
+		if lv.at(m) > z {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	a := lo
+	hi = lv.off[d+1]
+	for lo < hi { // first index >= nx
+		m := lo + (hi-lo)/2
+		if lv.at(m) >= nx {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return a, lo
+}
+
+// runCount is the number of zones a merged run of the depth-d siblings at
+// positions k..last stands for: the zones of their subtrees that overlap
+// the window. Inside the window that is the subtrees' size; at an edge each
 // deeper depth is counted with binary searches.
 func (w *walker[S]) runCount(d int, k, last uint32, rs, re int64) uint32 {
-	first := w.lv.pos[k]
-	end := w.s.next(w.lv.pos[last])
+	first := w.lv.at(k)
+	end := w.s.next(w.lv.at(last))
 	if end <= first {
 		end = first + 1 // a malformed Next: count the zone itself
 	}
@@ -479,9 +646,8 @@ func (w *walker[S]) runCount(d int, k, last uint32, rs, re int64) uint32 {
 		if lo == hi {
 			break // no zone this deep, so none deeper
 		}
-		p := w.lv.pos
-		a := lo + uint32(sort.Search(int(hi-lo), func(i int) bool { return w.s.end(p[lo+uint32(i)]) >= w.t0 }))
-		b := a + uint32(sort.Search(int(hi-a), func(i int) bool { return w.s.start(p[a+uint32(i)]) > w.t1 }))
+		a := w.search(lo, hi, func(z uint32) bool { return w.s.end(z) >= w.t0 })
+		b := w.search(a, hi, func(z uint32) bool { return w.s.start(z) > w.t1 })
 		n += b - a
 	}
 	return n
