@@ -353,3 +353,58 @@ func FuzzTimeline(f *testing.F) {
 		checkAgainstNaive(t, tr, Build(tr), q)
 	})
 }
+
+// GPU lanes come after the CPU lanes, at GPU times, with the same
+// accounting.
+func TestGPULanes(t *testing.T) {
+	tr := model.New()
+	var zs []model.GpuZone
+	for i := int64(0); i < 5000; i++ {
+		s := i * 1000
+		// a parent with one child
+		zs = append(zs, model.GpuZone{CPUStart: s, CPUEnd: s + 900, GPUStart: s + 50, GPUEnd: s + 850, Next: uint32(len(zs) + 2), SrcLoc: 1})
+		zs = append(zs, model.GpuZone{CPUStart: s + 10, CPUEnd: s + 500, GPUStart: s + 100, GPUEnd: s + 400, Next: uint32(len(zs) + 1), SrcLoc: 1})
+	}
+	zs[len(zs)-1].GPUEnd = -1 // never ended
+	tr.GpuContexts = []model.GpuContext{{Timelines: []model.GpuTimeline{{Thread: 1, Zones: zs}}}}
+	tr.Metadata.LastTime = 6_000_000
+	ix := Build(tr)
+	var tl Timeline
+	for _, q := range []Query{{T0: 0, T1: 6_000_000, Width: 1000}, {T0: 100_000, T1: 120_000, Width: 1000}, {T0: 4_999_000, T1: 6_000_000, Width: 10}} {
+		if err := ix.Timeline(q, &tl); err != nil {
+			t.Fatal(err)
+		}
+		if len(tl.Lanes) != 1 || tl.Lanes[0].Kind != LaneGPU || tl.Lanes[0].Depth != 2 {
+			t.Fatalf("lanes %+v", tl.Lanes)
+		}
+		var want, sum uint64
+		for _, z := range zs {
+			e := z.GPUEnd
+			if e < 0 {
+				e = tr.Metadata.LastTime
+			}
+			if e >= q.T0 && z.GPUStart <= q.T1 {
+				want++
+			}
+		}
+		for _, it := range tl.Lanes[0].Items {
+			sum += uint64(it.Count)
+		}
+		if sum != want || tl.Lanes[0].Zones != want {
+			t.Fatalf("window %d..%d: items count %d (lane %d), want %d", q.T0, q.T1, sum, tl.Lanes[0].Zones, want)
+		}
+	}
+	// Zoomed in, the unended zone runs to the trace's end and says so.
+	if err := ix.Timeline(Query{T0: 4_999_000, T1: 6_000_000, Width: 4000}, &tl); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, it := range tl.Lanes[0].Items {
+		if it.Unended {
+			found = it.End == tr.Metadata.LastTime && !it.Merged
+		}
+	}
+	if !found {
+		t.Fatalf("unended GPU zone not drawn to the trace's end: %+v", tl.Lanes[0].Items)
+	}
+}
