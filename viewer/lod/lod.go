@@ -78,6 +78,9 @@ func (q *Query) check() error {
 // nsPerPx is the window's scale.
 func (q *Query) nsPerPx() float64 { return float64(q.T1-q.T0) / float64(q.Width) }
 
+// pixelOf is the pixel column time t falls in (negative before the window).
+func (q *Query) pixelOf(t int64) int64 { return int64(math.Floor(float64(t-q.T0) / q.nsPerPx())) }
+
 // Item is one drawn thing of a lane: a zone wide enough to draw on its own,
 // or a merged run of narrow neighbouring zones (with everything nested in
 // them).

@@ -145,8 +145,7 @@ func PlotBuckets(dst []Bucket, pts []model.PlotPoint, q Query) ([]Bucket, error)
 	if hi < len(pts) {
 		hi++ // and the one after
 	}
-	scale := float64(q.Width) / float64(q.T1-q.T0)
-	px := func(t int64) int64 { return int64(math.Floor(float64(t-q.T0) * scale)) }
+	px := q.pixelOf
 	for i := k; i < hi; {
 		p := px(pts[i].Time)
 		b := Bucket{Start: pts[i].Time, End: pts[i].Time, First: uint32(i), Count: 1, Min: pts[i].Value, Max: pts[i].Value, Open: pts[i].Value, Close: pts[i].Value}

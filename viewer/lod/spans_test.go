@@ -146,3 +146,53 @@ func TestPlotBuckets(t *testing.T) {
 		t.Fatal("buckets out of order")
 	}
 }
+
+// The pyramid gives the same buckets as reading every point, at any
+// window, for plots big enough to use it.
+func TestPlotIndexMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for trial := range 50 {
+		n := []int{10, 127, 128, 5000, 300_000}[trial%5]
+		pts := make([]model.PlotPoint, n)
+		tm := int64(0)
+		for i := range pts {
+			tm += int64(1 + r.IntN(100))
+			pts[i] = model.PlotPoint{Time: tm, Value: r.NormFloat64() * 100}
+		}
+		pi := NewPlotIndex(pts)
+		span := max(tm/int64(1+r.IntN(200)), 2)
+		t0 := r.Int64N(tm+1) - span/4
+		q := Query{T0: t0, T1: t0 + span, Width: 1 + r.IntN(3000)}
+		got, err := pi.Buckets(nil, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := PlotBuckets(nil, pts, q)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d points, %+v): %d buckets, want %d", trial, n, q, len(got), len(want))
+		}
+	}
+}
+
+func BenchmarkPlotBuckets(b *testing.B) {
+	pts := make([]model.PlotPoint, 30_000_000)
+	for i := range pts {
+		pts[i] = model.PlotPoint{Time: int64(i) * 10, Value: float64(i % 977)}
+	}
+	q := Query{T0: 0, T1: int64(len(pts)) * 10, Width: 2000}
+	b.Run("scan", func(b *testing.B) {
+		var dst []Bucket
+		for b.Loop() {
+			dst, _ = PlotBuckets(dst[:0], pts, q)
+		}
+	})
+	b.Run("index", func(b *testing.B) {
+		pi := NewPlotIndex(pts)
+		var dst []Bucket
+		b.ReportAllocs()
+		for b.Loop() {
+			dst, _ = pi.Buckets(dst[:0], q)
+		}
+		b.ReportMetric(float64(pi.Bytes())/float64(len(pts)), "index-B/point")
+	})
+}
