@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -45,11 +46,12 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if format == "json" {
-		b, err := json.Marshal(&buf.tl)
-		if err != nil {
+		jb := bytes.NewBuffer(buf.out[:0])
+		if err := json.NewEncoder(jb).Encode(&buf.tl); err != nil {
 			return err
 		}
-		return writeBody(w, "application/json", append(b, '\n'))
+		buf.out = jb.Bytes()
+		return writeBody(w, "application/json", buf.out)
 	}
 	buf.out = buf.tl.AppendBinary(buf.out[:0], s.t)
 	return writeBody(w, "application/octet-stream", buf.out)
