@@ -1,0 +1,443 @@
+package viewer_test
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/texture"
+	"github.com/gotracy/gotracy/tracefile"
+	"github.com/gotracy/gotracy/viewer/lod"
+)
+
+// The browser tests drive the real page (viewer/ui, embedded) in headless
+// Chromium through the real API, and save a screenshot of every step (the
+// folder is logged; run with -v to see it). One parent test, so a machine
+// without Chromium says so once.
+func TestBrowser(t *testing.T) {
+	if chromiumPath() == "" {
+		t.Skip(noChromium)
+	}
+	t.Run("Game", testBrowserGame)
+	t.Run("Demo", testBrowserDemo)
+}
+
+// testBrowserGame runs on a trace built in-process: it needs nothing
+// outside the repository.
+func testBrowserGame(t *testing.T) {
+	g := buildGameTrace(t)
+	b := newBrowser(t, g.t, "game", 1600, 1000)
+	dir, _ := shotDir()
+	t.Logf("screenshots of this run: %s", dir)
+
+	// The whole trace: every lane is drawn, the particle bursts merge.
+	b.open("")
+	b.waitDrawn()
+	b.shot("01-timeline-all")
+	l := b.layout()
+	if len(l.Lanes) < 4 {
+		t.Fatalf("timeline lanes = %+v, want main, worker-0, worker-1 and the plot", l.Lanes)
+	}
+
+	// Frame 5: the known render zone and the coloured job zone are drawn
+	// where their times say, in their colours.
+	k := g.known
+	j := g.job
+	f5 := g.t.FrameSets[0].Frames[5].Start
+	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", f5-1_000_000, lod.FrameEnd(g.t, 0, 5)+1_000_000))
+	b.waitDrawn()
+	b.shot("02-timeline-frame5")
+	l = b.layout()
+	x, y := l.zonePoint(t, laneKey(k.thread), k.depth, k.start, k.end)
+	if p := b.pixel(x, y+4); isBackground(p) {
+		t.Errorf("pixel under the render zone of frame 5 at (%.0f,%.0f) is background %v", x, y+4, p)
+	}
+	jx, jy := l.zonePoint(t, laneKey(j.thread), j.depth, j.start, j.end)
+	// Off the label's centre, so text does not hide the fill.
+	jx = (float64(j.start)-l.T0)/(l.T1-l.T0)*l.Width + 6
+	if p := b.pixel(jx, jy+5); p != rgbOf(j.color) {
+		t.Errorf("pixel of the job zone (own colour F0A030) at (%.0f,%.0f) = %v, want %v", jx, jy+5, p, rgbOf(j.color))
+	}
+	// Every pixel that holds zones shows something: the merged particle
+	// burst of frame 5 paints its span at depth 2.
+	ps, pe := particleSpan(g, k.thread, f5, k.start)
+	px, py := l.zonePoint(t, laneKey(k.thread), 2, ps, pe)
+	if p := b.pixel(px, py); isBackground(p) {
+		t.Errorf("pixel of frame 5's merged particles at (%.0f,%.0f) is background %v", px, py, p)
+	}
+
+	// Clicking the zone opens its zone info with its name and duration.
+	b.click(l.Left+x, l.Top+y)
+	b.waitFor("zone info", `!document.querySelector('#zone-panel').hidden && !!document.querySelector('#zone-panel .zone-duration')`)
+	b.shot("03-zone-info")
+	checkZoneInfo(t, b, k.name, k.end-k.start)
+	var hash string
+	b.eval(`location.hash`, &hash)
+	if want := fmt.Sprintf("&zone=%d:%d", k.thread, k.index); !strings.HasPrefix(hash, "#timeline?t0=") || !strings.HasSuffix(hash, want) {
+		t.Errorf("after the click the URL's hash is %q, want the view and %q", hash, want)
+	}
+	// The link reopens exactly that zone.
+	b.open(hash)
+	b.waitFor("zone info from the link", `!!document.querySelector('#zone-panel .zone-duration')`)
+	b.waitDrawn()
+	b.shot("04-zone-link")
+	checkZoneInfo(t, b, k.name, k.end-k.start)
+	var again string
+	b.eval(`location.hash`, &again)
+	if again != hash {
+		t.Errorf("reopening %q shows %q", hash, again)
+	}
+	// A link to the zone alone zooms to it.
+	b.open(fmt.Sprintf("#zone=%d:%d", k.thread, k.index))
+	b.waitFor("zone info from #zone", `!!document.querySelector('#zone-panel .zone-duration')`)
+	b.waitDrawn()
+	checkZoneInfo(t, b, k.name, k.end-k.start)
+	l = b.layout()
+	if l.T0 > float64(k.start) || l.T1 < float64(k.end) || l.T1-l.T0 > 4*float64(k.end-k.start) {
+		t.Errorf("#zone=%d:%d shows [%v, %v], want the zone [%d, %d] filling the view", k.thread, k.index, l.T0, l.T1, k.start, k.end)
+	}
+	var src string
+	b.eval(`(document.querySelector('#zone-panel .code .line.hit') || {}).textContent || ''`, &src)
+	if !strings.Contains(src, "func render()") {
+		t.Errorf("zone info source line = %q, want the line of render() from the trace's source cache", src)
+	}
+
+	// Statistics: the numbers built into the trace.
+	b.nav("#statistics")
+	b.waitFor("statistics table", `!!document.querySelector('#stats-table tbody tr')`)
+	b.shot("05-statistics")
+	rows := statsRows(t, b)
+	for _, name := range []string{"frame", "update", "particle", "render", "draw_batch", "job", "kernel"} {
+		w := g.stats(name)
+		r, ok := rows[name]
+		if !ok {
+			t.Errorf("statistics table has no row %q", name)
+			continue
+		}
+		checkNum(t, name, "counts", r, float64(w.count), 0)
+		checkNum(t, name, "total_ns", r, float64(w.total), 0)
+		checkNum(t, name, "min_ns", r, float64(w.min), 0)
+		checkNum(t, name, "max_ns", r, float64(w.max), 0)
+		checkNum(t, name, "mean_ns", r, float64(w.total)/float64(w.count), 1)
+		if _, ok := r["median_ns"]; ok {
+			checkNum(t, name, "median_ns", r, w.median, 1)
+		}
+	}
+	// Sorting and filtering are in the URL.
+	b.nav("#statistics?sort=counts&desc=1&filter=a")
+	b.waitFor("sorted statistics", `(() => { const r = document.querySelectorAll('#stats-table tbody tr'); return r.length > 0 && r[0].cells[0].textContent === 'particle' && [...r].every(x => x.cells[0].textContent.includes('a') || x.cells[1].textContent.includes('a')) })()`)
+	b.shot("06-statistics-sorted")
+
+	// Find zone: the right instance count and a jump to an instance.
+	id := srclocID(t, b, "draw_batch")
+	b.nav(fmt.Sprintf("#find?srcloc=%d&sort=duration", id))
+	b.waitFor("find zone", `!!document.querySelector('#find-count') && !!document.querySelector('#find-table tbody tr')`)
+	b.shot("07-find")
+	var count int
+	b.eval(`Number(document.querySelector('#find-count').dataset.v)`, &count)
+	if want := len(g.durations["draw_batch"]); count != want {
+		t.Errorf("find zone draw_batch: %d instances, want %d", count, want)
+	}
+	b.nav(fmt.Sprintf("#find?srcloc=%d&log=1", id))
+	b.waitFor("log histogram", `document.querySelector('.seg button.on') && document.querySelector('.seg button.on').textContent === 'Log'`)
+	b.shot("08-find-log")
+	b.eval(`document.querySelector('#find-table tbody tr').click()`, nil)
+	b.waitFor("zone info from find", `!!document.querySelector('#zone-panel .zone-duration') && document.body.dataset.view === 'timeline'`)
+	b.waitDrawn()
+	b.shot("09-find-jump")
+	checkZoneInfo(t, b, "draw_batch", -1)
+
+	// Messages: a real table, filtered.
+	b.nav("#messages?filter=frame%205")
+	b.waitFor("messages", `(() => { const r = document.querySelectorAll('#messages-table tbody tr'); return r.length === 1 && r[0].cells[2].textContent === 'frame 5 begins' })()`)
+	b.shot("10-messages")
+
+	// Frame images: the picture of frame 7 is the one built into the trace.
+	checkFrameImage(t, b, g.t, 7)
+	b.shot("11-frame-image")
+
+	// Hovering a frame of the frame row shows its thumbnail.
+	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", g.t.FrameSets[0].Frames[3].Start, lod.FrameEnd(g.t, 0, 6)))
+	b.waitDrawn()
+	l = b.layout()
+	f4 := g.t.FrameSets[0].Frames[4]
+	fx := (float64(f4.Start+lod.FrameEnd(g.t, 0, 4))/2 - l.T0) / (l.T1 - l.T0) * l.Width
+	b.move(l.Left+fx, l.Top+24+9)
+	b.waitFor("frame thumbnail", `(() => { const i = document.querySelector('#timeline-wrap .tooltip:not([hidden]) .thumb img'); return !!(i && i.complete && i.naturalWidth > 0) })()`)
+	b.shot("12-frame-hover")
+
+	b.nav("#info")
+	b.waitFor("trace info", `document.querySelectorAll('#view-info .card').length >= 3`)
+	b.shot("13-info")
+}
+
+// testBrowserDemo runs on the real Tracy 0.14 recording and compares the
+// statistics table with what the real csvexport printed.
+func testBrowserDemo(t *testing.T) {
+	path := fixtures.Path(t, "demo.tracy")
+	tr, err := tracefile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, tr, "demo", 1600, 1000)
+	b.open("")
+	b.waitDrawn()
+	b.shot("01-timeline")
+
+	// The first worker_frame zone of worker-0: drawn, and its info right.
+	th, idx := findZone(t, tr, "worker-0", "worker_frame")
+	z := tr.Threads[th].Zones.At(idx)
+	s, e := z.Start(), z.End()
+	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", s-(e-s)/4, e+(e-s)/4))
+	b.waitDrawn()
+	b.shot("02-worker-frame")
+	l := b.layout()
+	x, y := l.zonePoint(t, laneKey(th), 0, s, e)
+	if p := b.pixel(x, y+5); isBackground(p) {
+		t.Errorf("pixel under worker_frame at (%.0f,%.0f) is background %v", x, y+5, p)
+	}
+	b.click(l.Left+x, l.Top+y)
+	b.waitFor("zone info", `!!document.querySelector('#zone-panel .zone-duration')`)
+	b.shot("03-zone-info")
+	checkZoneInfo(t, b, "worker_frame", e-s)
+
+	for _, self := range []bool{false, true} {
+		name, hash := "demo.csv", "#statistics"
+		if self {
+			name, hash = "demo.self.csv", "#statistics?self=1"
+		}
+		b.nav(hash)
+		b.waitFor("statistics "+name, fmt.Sprintf(`(() => { const t = document.querySelector('#stats-table'); return !!(t && t.dataset.self === %q && t.querySelector('tbody tr')) })()`, map[bool]string{false: "0", true: "1"}[self]))
+		b.shot("04-statistics-" + strings.TrimSuffix(name, ".csv"))
+		compareStatsWithCSV(t, statsRows(t, b), fixtures.Path(t, name))
+	}
+
+	id := srclocID(t, b, "work_item")
+	b.nav(fmt.Sprintf("#find?srcloc=%d", id))
+	b.waitFor("find zone", `!!document.querySelector('#find-count')`)
+	b.shot("05-find")
+	var count int
+	b.eval(`Number(document.querySelector('#find-count').dataset.v)`, &count)
+	if want := csvCount(t, fixtures.Path(t, "demo.csv"), "work_item"); count != want {
+		t.Errorf("find zone work_item: %d instances, want %d (demo.csv)", count, want)
+	}
+
+	checkFrameImage(t, b, tr, 5)
+	b.shot("06-frame-image")
+	b.nav("#messages")
+	b.waitFor("messages", `document.querySelectorAll('#messages-table tbody tr').length > 100`)
+	b.shot("07-messages")
+}
+
+func laneKey(thread int) string { return "c" + strconv.Itoa(thread) }
+
+func checkZoneInfo(t *testing.T, b *browser, name string, dur int64) {
+	t.Helper()
+	var got struct {
+		Name string
+		Ns   float64
+	}
+	b.eval(`({name: document.querySelector('#zone-panel .zone-name').textContent, ns: Number(document.querySelector('#zone-panel .zone-duration').dataset.ns)})`, &got)
+	if got.Name != name {
+		t.Errorf("zone info name = %q, want %q", got.Name, name)
+	}
+	if dur >= 0 && int64(got.Ns) != dur {
+		t.Errorf("zone info duration = %v ns, want %d", got.Ns, dur)
+	}
+}
+
+// statsRows reads the statistics table of the DOM: by name, the raw value
+// (data-v) of each column key.
+func statsRows(t *testing.T, b *browser) map[string]map[string]string {
+	t.Helper()
+	var rows []map[string]string
+	b.eval(`(() => { const t = document.querySelector('#stats-table'); const keys = [...t.tHead.rows[0].cells].map(c => c.dataset.key);
+		return [...t.tBodies[0].rows].map(r => { const o = {}; [...r.cells].forEach((c, i) => { o[keys[i]] = c.dataset.v ?? '' }); o.file = r.dataset.file; o.line = r.dataset.line; return o }) })()`, &rows)
+	out := map[string]map[string]string{}
+	for _, r := range rows {
+		key := r["name"]
+		if _, dup := out[key]; dup {
+			key += "@" + r["file"] + ":" + r["line"]
+		}
+		out[key] = r
+	}
+	return out
+}
+
+func checkNum(t *testing.T, name, col string, r map[string]string, want, tol float64) {
+	t.Helper()
+	v, err := strconv.ParseFloat(r[col], 64)
+	if err != nil {
+		t.Errorf("%s %s: cell value %q is not a number", name, col, r[col])
+		return
+	}
+	if math.Abs(v-want) > tol {
+		t.Errorf("%s %s = %v, want %v", name, col, v, want)
+	}
+}
+
+// compareStatsWithCSV checks every row of a csvexport file against the
+// table: the same rows, and each number as the CSV prints it.
+func compareStatsWithCSV(t *testing.T, rows map[string]map[string]string, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	head := recs[0]
+	byName := map[string]map[string]string{}
+	for _, r := range rows {
+		byName[r["name"]+"\x00"+r["file"]+"\x00"+r["line"]] = r
+	}
+	if len(recs)-1 != len(rows) {
+		t.Errorf("%s has %d rows, the table %d", path, len(recs)-1, len(rows))
+	}
+	for _, rec := range recs[1:] {
+		want := map[string]string{}
+		for i, h := range head {
+			want[h] = rec[i]
+		}
+		key := want["name"] + "\x00" + want["src_file"] + "\x00" + want["src_line"]
+		got, ok := byName[key]
+		if !ok {
+			t.Errorf("%s: row %s (%s:%s) missing from the table", path, want["name"], want["src_file"], want["src_line"])
+			continue
+		}
+		for _, col := range []string{"total_ns", "counts", "mean_ns", "min_ns", "max_ns"} {
+			if got[col] != want[col] {
+				t.Errorf("%s %s: table %s, csv %s", want["name"], col, got[col], want[col])
+			}
+		}
+		for _, col := range []string{"total_perc", "std_ns"} {
+			v, err := strconv.ParseFloat(got[col], 64)
+			if err != nil || fmt.Sprintf("%.6f", v) != want[col] {
+				t.Errorf("%s %s: table %s, csv %s", want["name"], col, got[col], want[col])
+			}
+		}
+	}
+}
+
+func csvCount(t *testing.T, path, name string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range recs[1:] {
+		if r[0] == name {
+			c, _ := strconv.Atoi(r[5])
+			n += c
+		}
+	}
+	return n
+}
+
+func srclocID(t *testing.T, b *browser, name string) int {
+	t.Helper()
+	var id *int
+	b.eval(fmt.Sprintf(`(() => { const s = __gotracy.store.srclocs.find(s => s.name === %q); return s ? s.id : null })()`, name), &id)
+	if id == nil {
+		t.Fatalf("no source location %q in /api/v1/srclocs", name)
+	}
+	return *id
+}
+
+func findZone(t *testing.T, tr *model.Trace, thread, name string) (int, int) {
+	t.Helper()
+	for i := range tr.Threads {
+		if tr.ThreadName(tr.Threads[i].ID) != thread {
+			continue
+		}
+		zl := &tr.Threads[i].Zones
+		for k := 0; k < zl.Len(); k++ {
+			sl, _ := tr.SrcLoc(zl.At(k).SrcLoc)
+			if tr.SrcLocName(sl) == name {
+				return i, k
+			}
+		}
+	}
+	t.Fatalf("no zone %q on thread %q", name, thread)
+	return 0, 0
+}
+
+// particleSpan is where the particle zones of thread th between t0 and t1
+// start and end.
+func particleSpan(g *gameTrace, th int, t0, t1 int64) (int64, int64) {
+	zl := &g.t.Threads[th].Zones
+	var s, e int64 = -1, 0
+	for i := 0; i < zl.Len(); i++ {
+		z := zl.At(i)
+		sl, _ := g.t.SrcLoc(z.SrcLoc)
+		if g.t.SrcLocName(sl) != "particle" || z.Start() < t0 || z.End() > t1 {
+			continue
+		}
+		if s < 0 {
+			s = z.Start()
+		}
+		e = z.End()
+	}
+	return s, e
+}
+
+// checkFrameImage opens the frame images view at frame f of set 0 and
+// compares pixels the page decoded with the trace's own image decoded here.
+func checkFrameImage(t *testing.T, b *browser, tr *model.Trace, f int) {
+	t.Helper()
+	img := tr.FrameSets[0].Frames[f].Image
+	if img < 0 {
+		t.Fatalf("frame %d has no image", f)
+	}
+	fi := tr.FrameImages[img]
+	data, err := texture.ImageData(nil, fi.Data, int(fi.W), int(fi.H), fi.Packed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := texture.Image(data, int(fi.W), int(fi.H), fi.Flip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.nav(fmt.Sprintf("#frames?frame=%d", f))
+	b.waitFor("frame image", fmt.Sprintf(`(() => { const i = document.querySelector('#view-frames .frame-image'); return !!(i && i.dataset.frame === '%d' && i.complete && i.naturalWidth > 0) })()`, f))
+	var got struct {
+		W, H int
+		Px   [][4]int
+	}
+	pts := [][2]int{{1, 1}, {int(fi.W) / 2, int(fi.H) / 3}, {int(fi.W) - 3, int(fi.H) - 2}}
+	b.eval(fmt.Sprintf(`(() => { const i = document.querySelector('#view-frames .frame-image'); const c = document.createElement('canvas'); c.width = i.naturalWidth; c.height = i.naturalHeight;
+		const g = c.getContext('2d'); g.drawImage(i, 0, 0); return {w: i.naturalWidth, h: i.naturalHeight, px: %s.map(([x, y]) => [...g.getImageData(x, y, 1, 1).data])} })()`, jsPoints(pts)), &got)
+	if got.W != int(fi.W) || got.H != int(fi.H) {
+		t.Fatalf("frame %d image is %dx%d in the page, want %dx%d", f, got.W, got.H, fi.W, fi.H)
+	}
+	for i, p := range pts {
+		c := want.NRGBAAt(p[0], p[1])
+		w := [4]int{int(c.R), int(c.G), int(c.B), int(c.A)}
+		if got.Px[i] != w {
+			t.Errorf("frame %d image pixel %v = %v in the page, want %v", f, p, got.Px[i], w)
+		}
+	}
+}
+
+func jsPoints(p [][2]int) string {
+	var s []string
+	for _, q := range p {
+		s = append(s, fmt.Sprintf("[%d,%d]", q[0], q[1]))
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
