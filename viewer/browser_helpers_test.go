@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
@@ -203,18 +204,45 @@ func (b *browser) move(x, y float64) {
 
 func (b *browser) wheel(x, y, dy float64) {
 	b.tb.Helper()
-	b.run("wheel", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, x, y, func(p *input.DispatchMouseEventParams) { p.DeltaY = dy }))
+	b.run("wheel", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, wheelEvent, wheelParams{Type: "mouseWheel", X: x, Y: y, DeltaX: 0, DeltaY: dy})
+		return err
+	}))
 }
 
 func (b *browser) drag(x0, y0, x1, y1 float64, steps int) {
 	b.tb.Helper()
-	acts := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MousePressed, x0, y0, chromedp.ButtonLeft, chromedp.ClickCount(1))}
+	acts := []chromedp.Action[chromedp.Void]{mouseDown(x0, y0)}
 	for i := 1; i <= steps; i++ {
 		f := float64(i) / float64(steps)
-		acts = append(acts, chromedp.MouseEvent(chromedp.MouseMoved, x0+(x1-x0)*f, y0+(y1-y0)*f, chromedp.ButtonLeft, func(p *input.DispatchMouseEventParams) { p.Buttons = 1 }))
+		acts = append(acts, mouseDrag(x0+(x1-x0)*f, y0+(y1-y0)*f))
 	}
-	acts = append(acts, chromedp.MouseEvent(chromedp.MouseReleased, x1, y1, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	acts = append(acts, mouseUp(x1, y1))
 	b.run("drag", acts...)
+}
+
+// wheelParams is Input.dispatchMouseEvent for a wheel: cdproto's own
+// params leave a zero deltaX out, which Chromium refuses for mouseWheel.
+type wheelParams struct {
+	Type   string  `json:"type"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	DeltaX float64 `json:"deltaX"`
+	DeltaY float64 `json:"deltaY"`
+}
+
+var wheelEvent = cdp.Command[wheelParams, cdp.Empty]{Method: input.CommandDispatchMouseEvent}
+
+func mouseDown(x, y float64) chromedp.Action[chromedp.Void] {
+	return chromedp.MouseEvent(chromedp.MousePressed, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1))
+}
+
+func mouseDrag(x, y float64) chromedp.Action[chromedp.Void] {
+	return chromedp.MouseEvent(chromedp.MouseMoved, x, y, chromedp.ButtonLeft, func(p *input.DispatchMouseEventParams) { p.Buttons = 1 })
+}
+
+func mouseUp(x, y float64) chromedp.Action[chromedp.Void] {
+	return chromedp.MouseEvent(chromedp.MouseReleased, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1))
 }
 
 func (b *browser) key(k string) {
