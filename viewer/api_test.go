@@ -667,6 +667,8 @@ func TestAPIBadParameters(t *testing.T) {
 		"/api/v1/timeline?width=100&format=xml",
 		"/api/v1/timeline?width=100&widht=5",
 		"/api/v1/timeline?width=100&width=200",
+		"/api/v1/timeline?width=100&t0=%zz",
+		"/api/v1/timeline?width=100;t0=5",
 		"/api/v1/trace?x=1",
 		"/api/v1/statistics?self=maybe",
 		"/api/v1/find",

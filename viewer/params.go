@@ -3,6 +3,7 @@ package viewer
 import (
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,12 @@ import (
 // checkParams refuses parameters an endpoint does not know and repeated
 // ones: a typo ("widht") must not silently fall back to a default.
 func checkParams(r *http.Request, known ...string) error {
-	for k, v := range r.URL.Query() {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		// Query() would drop the bad pair and answer as if it were absent.
+		return badRequest("the query string is malformed (%v)", err)
+	}
+	for k, v := range q {
 		ok := false
 		for _, n := range known {
 			if k == n {

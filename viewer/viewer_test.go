@@ -180,3 +180,74 @@ func TestAPITimelineSmall(t *testing.T) {
 		t.Errorf("binary: %d %q %q", code, ct, body[:min(8, len(body))])
 	}
 }
+
+// gpuTrace is smallTrace with a Vulkan context of one timeline: a parent
+// GPU zone [1000, 5000] with two children, and an unended one.
+func gpuTrace(t testing.TB) *model.Trace {
+	tr := smallTrace(t)
+	b := model.BuilderFor(tr)
+	sl := b.AddStaticSrcLoc(9, model.SourceLocation{Name: model.IdxRef(b.Intern("gpu_pass")), File: model.IdxRef(b.Intern("gpu.go")), Line: 5, Color: 0x00FFFF})
+	cs := b.InternCallStack([]uint64{0xA0, 0xB0})
+	tr.Frames[0xA0] = model.FrameData{ImageName: b.Intern("app"), Frames: []model.InlineFrame{
+		{Name: b.Intern("inlined"), File: b.Intern("a.go"), Line: 7}, {Name: b.Intern("caller"), File: b.Intern("a.go"), Line: 9}}}
+	tr.GpuContexts = append(tr.GpuContexts, model.GpuContext{Name: b.Intern("vk"), Type: model.GpuVulkan, Timelines: []model.GpuTimeline{{
+		Thread: 100,
+		Zones: []model.GpuZone{
+			{CPUStart: 900, CPUEnd: 950, GPUStart: 1000, GPUEnd: 5000, Next: 3, SrcLoc: sl, CallStack: cs, Thread: b.LocalThread(100)},
+			{GPUStart: 1100, GPUEnd: 2000, Next: 2, SrcLoc: sl},
+			{GPUStart: 3000, GPUEnd: 4000, Next: 3, SrcLoc: sl},
+			{GPUStart: 8000, GPUEnd: -1, Next: 4, SrcLoc: sl},
+		}}}})
+	th := 0
+	b.SetZoneCallStack(th, 0, cs)
+	return tr
+}
+
+func TestAPIGPUAndCallStacks(t *testing.T) {
+	tr := gpuTrace(t)
+	ts := newTestServer(t, tr)
+	var a lanesAnswer
+	getJSON(t, ts, "/api/v1/lanes", &a)
+	if len(a.GPU) != 1 || a.GPU[0].Name != "vk" || a.GPU[0].Type != "Vulkan" || a.GPU[0].Zones != 4 || a.GPU[0].Depth != 2 || a.GPU[0].Thread != 100 {
+		t.Errorf("gpu lanes %+v", a.GPU)
+	}
+	var tl lod.Timeline
+	getJSON(t, ts, "/api/v1/timeline?t0=0&t1=13000&width=13000&format=json", &tl)
+	if len(tl.Lanes) != 3 || tl.Lanes[2].Kind != lod.LaneGPU || tl.Lanes[2].Zones != 4 || len(tl.Lanes[2].Items) != 4 {
+		t.Fatalf("lanes %+v", tl.Lanes)
+	}
+	code, _, body := get(t, ts, "/api/v1/timeline?t0=0&t1=13000&width=13000")
+	bin, _, err := decodeBinary(body)
+	if code != 200 || err != nil || bin.Lanes[2].Kind != lod.LaneGPU || bin.Lanes[2].Context != 0 || len(bin.Lanes[2].Items) != 4 {
+		t.Errorf("binary GPU lane: %d %v %+v", code, err, bin)
+	}
+	var g gpuZoneInfo
+	getJSON(t, ts, "/api/v1/zone?gpu=0:0&index=0", &g)
+	if g.Name != "gpu_pass" || g.Duration != 4000 || g.CPUStart != 900 || g.ChildCount != 2 || g.Color != 0xFFFF00 || g.Thread != 100 ||
+		len(g.Frames) != 2 || !g.Frames[0].Resolved || g.Frames[0].Image != "app" || len(g.Frames[0].Inlines) != 2 || g.Frames[1].Resolved {
+		t.Errorf("gpu zone %+v", g)
+	}
+	getJSON(t, ts, "/api/v1/zone?gpu=0:0&index=3", &g)
+	if !g.Unended || g.End != 13000 {
+		t.Errorf("unended gpu zone %+v", g)
+	}
+	var z zoneInfo
+	getJSON(t, ts, "/api/v1/zone?thread=0&index=0", &z)
+	if z.CallStack != 1 || len(z.Frames) != 2 || z.Frames[0].Inlines[1].Name != "caller" || z.Frames[0].Addr != 0xA0 {
+		t.Errorf("zone call stack %d %+v", z.CallStack, z.Frames)
+	}
+	var cs struct {
+		ID     uint32       `json:"id"`
+		Frames []stackFrame `json:"frames"`
+	}
+	getJSON(t, ts, "/api/v1/callstack?id=1", &cs)
+	if cs.ID != 1 || len(cs.Frames) != 2 || cs.Frames[0].Inlines[0] != (inlineFrame{Name: "inlined", File: "a.go", Line: 7}) {
+		t.Errorf("callstack %+v", cs)
+	}
+	for _, p := range []string{"/api/v1/callstack?id=0", "/api/v1/callstack?id=2", "/api/v1/zone?gpu=1:0&index=0", "/api/v1/zone?gpu=0:1&index=0",
+		"/api/v1/zone?gpu=0:0&index=4", "/api/v1/zone?gpu=0:0&index=0&thread=0"} {
+		if code, _, body := get(t, ts, p); code != 400 {
+			t.Errorf("GET %s: %d %s, want 400", p, code, body)
+		}
+	}
+}

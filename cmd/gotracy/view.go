@@ -35,6 +35,14 @@ func init() {
 				if err != nil {
 					return err
 				}
+				// Checked before listening, so a wrong path fails before a
+				// port is taken; the loader refuses non-regular files too,
+				// but only after the server would be announced.
+				if st, err := os.Stat(args[0]); err != nil {
+					return err
+				} else if !st.Mode().IsRegular() {
+					return fmt.Errorf("%s is not a regular file: gotracy view serves a .tracy file", args[0])
+				}
 				// Listen before the (possibly long) load, so a taken port
 				// fails at once rather than after a minute of decoding.
 				ln, err := net.Listen("tcp", addr)

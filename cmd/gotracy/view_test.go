@@ -233,8 +233,10 @@ func TestViewUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2 (usage); stderr %s", args, code, errb.String())
 		}
 	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"view", filepath.Join(t.TempDir(), "missing.tracy")}, &out, &errb); code != 1 {
-		t.Errorf("missing file: exit %d, want 1; stderr %s", code, errb.String())
+	for _, f := range []string{filepath.Join(t.TempDir(), "missing.tracy"), t.TempDir()} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"view", f}, &out, &errb); code != 1 || out.Len() != 0 {
+			t.Errorf("view %s: exit %d, stdout %q, want 1 and no URL; stderr %s", f, code, out.String(), errb.String())
+		}
 	}
 }
