@@ -255,6 +255,7 @@ type layout struct {
 	Width, Height float64
 	T0, T1        float64
 	HeadH, RowH   float64
+	Sel           *struct{ T0, T1 float64 }
 	Left, Top     float64 // the canvas on the page
 	Lanes         []struct {
 		Key       string

@@ -72,6 +72,13 @@ func testBrowserGame(t *testing.T) {
 		t.Errorf("pixel of frame 5's merged particles at (%.0f,%.0f) is background %v", px, py, p)
 	}
 
+	// The GPU lane draws the frame's GPU zone in its colour.
+	gx := (float64(g.gpu.start)-l.T0)/(l.T1-l.T0)*l.Width + 6
+	_, gy := l.zonePoint(t, "g0:0", 0, g.gpu.start, g.gpu.end)
+	if p := b.pixel(gx, gy+5); p != rgbOf(g.gpu.color) {
+		t.Errorf("pixel of the GPU zone at (%.0f,%.0f) = %v, want %v", gx, gy+5, p, rgbOf(g.gpu.color))
+	}
+
 	// Clicking the zone opens its zone info with its name and duration.
 	b.click(l.Left+x, l.Top+y)
 	b.waitFor("zone info", `!document.querySelector('#zone-panel').hidden && !!document.querySelector('#zone-panel .zone-duration')`)
@@ -107,6 +114,16 @@ func testBrowserGame(t *testing.T) {
 	if !strings.Contains(src, "func render()") {
 		t.Errorf("zone info source line = %q, want the line of render() from the trace's source cache", src)
 	}
+
+	// A GPU zone's info (the open panel narrowed the canvas: measure again).
+	l = b.layout()
+	gx = (float64(g.gpu.start)-l.T0)/(l.T1-l.T0)*l.Width + 6
+	b.click(l.Left+gx+10, l.Top+gy)
+	b.waitFor("GPU zone info", `document.querySelector('#zone-panel .zone-name') && document.querySelector('#zone-panel .zone-name').textContent === 'gpu_draw'`)
+	b.shot("04b-gpu-zone")
+	checkZoneInfo(t, b, "gpu_draw", g.gpu.end-g.gpu.start)
+
+	testInteraction(t, b, g)
 
 	// Statistics: the numbers built into the trace.
 	b.nav("#statistics")
@@ -233,6 +250,66 @@ func testBrowserDemo(t *testing.T) {
 	b.nav("#messages")
 	b.waitFor("messages", `document.querySelectorAll('#messages-table tbody tr').length > 100`)
 	b.shot("07-messages")
+}
+
+// testInteraction checks the wheel zooms around the cursor, dragging and
+// the keys pan and zoom, Shift+drag measures, and a lane header collapses.
+func testInteraction(t *testing.T, b *browser, g *gameTrace) {
+	f := g.t.FrameSets[0].Frames
+	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", f[2].Start, f[10].Start))
+	b.waitDrawn()
+	l := b.layout()
+	tAt := func(l layout, x float64) float64 { return l.T0 + x/l.Width*(l.T1-l.T0) }
+	x := l.Width * 0.3
+	before := tAt(l, x)
+	b.wheel(l.Left+x, l.Top+200, -300)
+	l2 := b.layout()
+	if span, span2 := l.T1-l.T0, l2.T1-l2.T0; span2 >= span*0.9 {
+		t.Errorf("a wheel step up did not zoom in: span %v -> %v", span, span2)
+	}
+	if after := tAt(l2, x); math.Abs(after-before) > (l2.T1-l2.T0)/l2.Width {
+		t.Errorf("zoom moved the time under the cursor from %v to %v", before, after)
+	}
+	b.waitDrawn()
+	b.drag(l.Left+800, l.Top+300, l.Left+600, l.Top+300, 8)
+	l3 := b.layout()
+	if want := l2.T0 + 200*(l2.T1-l2.T0)/l2.Width; math.Abs(l3.T0-want) > 2*(l2.T1-l2.T0)/l2.Width {
+		t.Errorf("dragging 200 px left moved t0 from %v to %v, want %v", l2.T0, l3.T0, want)
+	}
+	b.key("d")
+	l4 := b.layout()
+	if l4.T0 <= l3.T0 {
+		t.Errorf("D did not pan right: t0 %v -> %v", l3.T0, l4.T0)
+	}
+	b.key("w")
+	l5 := b.layout()
+	if l5.T1-l5.T0 >= l4.T1-l4.T0 {
+		t.Errorf("W did not zoom in: span %v -> %v", l4.T1-l4.T0, l5.T1-l5.T0)
+	}
+	b.waitDrawn()
+	// Measure: drag on the ruler selects a range and shows its length.
+	b.drag(l.Left+300, l.Top+10, l.Left+700, l.Top+10, 6)
+	b.waitFor("selection", `!document.querySelector('#selection').hidden`)
+	l6 := b.layout()
+	if l6.Sel == nil || math.Abs(math.Abs(l6.Sel.T1-l6.Sel.T0)-400*(l6.T1-l6.T0)/l6.Width) > 2*(l6.T1-l6.T0)/l6.Width {
+		t.Errorf("selection after a 400 px ruler drag = %+v, want %v ns", l6.Sel, 400*(l6.T1-l6.T0)/l6.Width)
+	}
+	b.shot("04c-selection")
+	b.key("Escape")
+	// Clicking a lane's header collapses it.
+	var top float64
+	for _, ln := range l6.Lanes {
+		if ln.Key == laneKey(g.job.thread) {
+			top = ln.Y
+		}
+	}
+	b.click(l.Left+60, l.Top+top+8)
+	for _, ln := range b.layout().Lanes {
+		if ln.Key == laneKey(g.job.thread) && !ln.Collapsed {
+			t.Errorf("clicking the header of %s did not collapse it", ln.Key)
+		}
+	}
+	b.shot("04d-collapsed")
 }
 
 func laneKey(thread int) string { return "c" + strconv.Itoa(thread) }

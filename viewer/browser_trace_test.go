@@ -20,6 +20,7 @@ type gameTrace struct {
 	durations map[string][]int64 // zone durations by source location name, as built
 	known     knownZone          // a render zone of frame 5, for click tests
 	job       knownZone          // a coloured worker job, for pixel tests
+	gpu       knownZone          // a GPU zone of frame 5 (thread = context)
 	frames    int
 	imgW      int
 	imgH      int
@@ -80,6 +81,10 @@ func buildGameTrace(tb testing.TB) *gameTrace {
 	lBatch := loc(5, "draw_batch", "game.drawBatch", 17, 0)
 	lJob := loc(6, "job", "game.job", 21, 0x30A0F0) // RGB F0A030
 	lKernel := loc(7, "kernel", "game.kernel", 22, 0)
+	lGPU := loc(8, "gpu_draw", "game.render", 16, 0x40C040)
+	lShadow := loc(9, "gpu_shadow", "game.render", 16, 0)
+	var gz []model.GpuZone
+	issuer := b.LocalThread(100)
 
 	mainTh := b.Thread(100)
 	b.SetThreadName(100, "main")
@@ -165,6 +170,15 @@ func buildGameTrace(tb testing.TB) *gameTrace {
 			}
 			end(th, "job", jz, js, je)
 		}
+		// The GPU runs the frame's draws a little later: a draw with a
+		// shadow pass nested in it.
+		gs, ge := re-dur/5, re+dur/4
+		if f == 5 {
+			g.gpu = knownZone{name: "gpu_draw", thread: 0, index: len(gz), depth: 0, start: gs, end: ge, color: 0x40C040}
+		}
+		n := uint32(len(gz))
+		gz = append(gz, model.GpuZone{CPUStart: rs, CPUEnd: re, GPUStart: gs, GPUEnd: ge, SrcLoc: lGPU, Thread: issuer, Next: n + 2},
+			model.GpuZone{CPUStart: rs, CPUEnd: re, GPUStart: gs + 100_000, GPUEnd: gs + (ge-gs)/2, SrcLoc: lShadow, Thread: issuer, Next: n + 2})
 		ls := fs + 400_000
 		b.LockEvent(1, 101, ls, model.LockWait, lJob)
 		b.LockEvent(1, 101, ls+10_000, model.LockObtain, lJob)
@@ -189,6 +203,8 @@ func buildGameTrace(tb testing.TB) *gameTrace {
 		}
 		b.AddFrameImage(model.FrameImage{W: uint16(g.imgW), H: uint16(g.imgH), Data: dxt}, f)
 	}
+	t.GpuContexts = []model.GpuContext{{Thread: 100, Calibrated: true, Count: uint64(len(gz)), Period: 1, Type: model.GpuVulkan, Name: b.Intern("Vulkan queue"),
+		Timelines: []model.GpuTimeline{{Thread: 100, Zones: gz}}}}
 	t.SourceCache = []model.SourceFile{{Name: "game.go", Data: []byte(gameSource)}}
 	g.t = b.Finish()
 	return g

@@ -80,7 +80,7 @@ export class Timeline {
       }
     }
     for (const th of L.threads || []) {
-      this.lanes.push({ key: "c" + th.index, kind: "cpu", title: th.name || "thread " + th.id, sub: th.id, depth: Math.max(1, th.depth), meta: th, locks: locksByThread.get(th.index) || [] });
+      this.lanes.push({ key: "c" + th.index, kind: "cpu", title: th.name || "thread " + th.id, sub: th.id, depth: th.zones ? Math.max(1, th.depth) : 0, meta: th, locks: locksByThread.get(th.index) || [] });
     }
     for (const p of L.plots || []) {
       this.lanes.push({ key: "p" + p.index, kind: "plot", title: p.name, meta: p, locks: [] });
@@ -116,6 +116,7 @@ export class Timeline {
     return {
       width: this.w,
       height: this.h,
+      sel: this.sel,
       t0: this.t0,
       t1: this.t1,
       headH: HEAD_H,
@@ -490,7 +491,7 @@ export class Timeline {
       const w = labels[j + 2];
       const y = labels[j + 3];
       if (labels[j + 4]) {
-        this.text(fmt.int(count[i]), x0, w, y + rowH / 2, "#e8ecf4", true);
+        this.text(fmt.int(count[i]), x0, w, y + rowH / 2, "#e8ecf4", true, true);
         continue;
       }
       let name = lane.names && lane.names.get(i);
@@ -651,7 +652,7 @@ export class Timeline {
 
   // text draws s centred in [x0, x0+w] (clipped to the screen), or
   // left-aligned with an ellipsis when it does not fit.
-  text(s, x0, w, cy, color, center) {
+  text(s, x0, w, cy, color, center, whole) {
     const ctx = this.ctx;
     const vx0 = Math.max(x0, 0);
     const vx1 = Math.min(x0 + w, this.w);
@@ -667,6 +668,7 @@ export class Timeline {
       ctx.textAlign = "left";
       return;
     }
+    if (whole) return; // a number is shown whole or not at all
     // Longest prefix that fits with an ellipsis (binary search on length).
     let lo = 0;
     let hi = s.length;

@@ -67,8 +67,14 @@ export class ZoneInfo {
     const add = (k, v, attrs) => {
       kv.append(el("dt", null, k), el("dd", attrs || null, v));
     };
-    add("Thread", (thread.name || "thread") + (thread.id !== undefined ? " (" + thread.id + ")" : ""));
-    add("Start", fmt.time(z.start - first), { class: "num" });
+    if (ref.gpu !== undefined) {
+      const [c, k] = ref.gpu.split(":");
+      const ctx = (this.store.lanes.gpu || []).find((g) => String(g.context) === c && String(g.timeline) === k);
+      add("GPU", (ctx ? (ctx.name || ctx.type) + " · " + ctx.type : "context " + c) + ", timeline " + k);
+      if (typeof z.thread === "number") add("Issued by", threadName(this.store, z.thread));
+      if (z.cpu_start !== undefined) add("CPU time", fmt.time(z.cpu_start - first) + " → " + fmt.time(z.cpu_end - first) + " (" + fmt.time(z.cpu_end - z.cpu_start) + ")", { class: "num" });
+    } else add("Thread", (thread.name || "thread") + (thread.id !== undefined ? " (" + thread.id + ")" : ""));
+    add(ref.gpu !== undefined ? "GPU start" : "Start", fmt.time(z.start - first), { class: "num" });
     add("Duration", fmt.time(dur), { class: "num zone-duration", dataset: { ns: dur } });
     if (self !== undefined) add("Self time", fmt.time(self) + (dur > 0 ? "  (" + fmt.percent((100 * self) / dur) + ")" : ""), { class: "num", dataset: { ns: self } });
     const share = z.share_of_parent;
@@ -87,7 +93,8 @@ export class ZoneInfo {
 
     const items = z.children || [];
     const total = z.child_count ?? items.length;
-    if (total > 0) {
+    if (total > 0 && !items.length) kids.push(el("h3", null, "Children ", el("span", { class: "count" }, fmt.int(total))));
+    if (items.length > 0) {
       const tb = el("tbody");
       for (const c of items) {
         const cd = c.duration ?? c.end - c.start;
@@ -158,4 +165,9 @@ export class ZoneInfo {
     }
     into.replaceChildren(el("h3", null, "Source ", el("span", { class: "count mono" }, file)), pre);
   }
+}
+
+function threadName(store, id) {
+  const t = (store.lanes.threads || []).find((x) => x.id === id);
+  return t && t.name ? t.name + " (" + id + ")" : "thread " + id;
 }
