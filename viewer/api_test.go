@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/internal/race"
 	"github.com/gotracy/gotracy/model"
@@ -325,6 +326,14 @@ func TestAPIFindCountsEqualStatistics(t *testing.T) {
 			if uint64(a.Total) != st.Counts || sum != st.Counts || tot != st.TotalNs || a.Min != st.MinNs || a.Max != st.MaxNs {
 				t.Errorf("%s log=%s: find total %d, bins %d, %d ns, %d..%d; statistics %d, %d ns, %d..%d", st.Name, logBins,
 					a.Total, sum, tot, a.Min, a.Max, st.Counts, st.TotalNs, st.MinNs, st.MaxNs)
+			}
+			ds := make([]int64, 0, len(a.Instances))
+			for _, in := range a.Instances {
+				ds = append(ds, in.Duration)
+			}
+			slices.Sort(ds)
+			if len(ds) > 0 && ds[len(ds)/2] != st.MedianNs {
+				t.Errorf("%s: median %d, the sorted instances say %d", st.Name, st.MedianNs, ds[len(ds)/2])
 			}
 			if len(a.Instances) != a.Total || !slices.IsSortedFunc(a.Instances, func(x, y findInstance) int { return cmp64(x.Start, y.Start) }) {
 				t.Errorf("%s: %d instances (of %d), sorted by time: %v", st.Name, len(a.Instances), a.Total,
@@ -747,6 +756,43 @@ func TestAPIIndexListsEveryEndpoint(t *testing.T) {
 		}
 		if !bytes.Contains(doc, []byte("GET /api/v1/"+e)) {
 			t.Errorf("endpoint %s is not documented in docs/viewer-api.md", e)
+		}
+	}
+}
+
+// TestAPIStatisticsEqualsWriteCSV: without fixtures, the statistics of a
+// built trace equal what `gotracy csv` (analysis.WriteCSV) prints for it,
+// with and without self times.
+func TestAPIStatisticsEqualsWriteCSV(t *testing.T) {
+	for _, tr := range []*model.Trace{gpuTrace(t), synthTrace(30000, 3)} {
+		ts := newTestServer(t, tr)
+		for _, self := range []bool{false, true} {
+			var buf bytes.Buffer
+			if err := analysis.WriteCSV(&buf, tr, analysis.CSVOptions{SelfTime: self}); err != nil {
+				t.Fatal(err)
+			}
+			want, err := csv.NewReader(&buf).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = want[1:]
+			path := "/api/v1/statistics"
+			if self {
+				path += "?self=1"
+			}
+			var got []statRow
+			getJSON(t, ts, path, &got)
+			if len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("%s: %d rows, csv has %d", path, len(got), len(want))
+			}
+			for i, g := range got {
+				f := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+				row := []string{g.Name, g.SrcFile, fmt.Sprint(g.SrcLine), fmt.Sprint(g.TotalNs), f(g.TotalPerc), fmt.Sprint(g.Counts),
+					fmt.Sprint(g.MeanNs), fmt.Sprint(g.MinNs), fmt.Sprint(g.MaxNs), f(g.StdNs)}
+				if !slices.Equal(row, want[i]) {
+					t.Errorf("%s row %d:\n got %q\nwant %q", path, i, row, want[i])
+				}
+			}
 		}
 	}
 }

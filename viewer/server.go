@@ -39,6 +39,7 @@ type Server struct {
 	ix     *lod.Index
 	report *tracereport.Report
 	plots  []model.Plot // analysis.PlotsInTracyOrder: memory plots first
+	plotIx []*lod.PlotIndex
 	ui     fs.FS
 	mux    *http.ServeMux
 
@@ -107,6 +108,9 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 	}
 	s.ix = lod.Build(t)
 	s.plots = analysis.PlotsInTracyOrder(t)
+	for i := range s.plots {
+		s.plotIx = append(s.plotIx, lod.NewPlotIndex(s.plots[i].Points))
+	}
 	s.tlPool.New = func() any { return new(timelineBuf) }
 	s.spanPool.New = func() any { return new(spanBuf) }
 	s.routes()

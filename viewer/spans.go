@@ -93,7 +93,7 @@ func (s *Server) apiPlot(w http.ResponseWriter, r *http.Request) error {
 	b := s.getSpanBuf()
 	defer s.putSpanBuf(b)
 	var err error
-	b.buckets, err = lod.PlotBuckets(b.buckets[:0], s.plots[id].Points, q)
+	b.buckets, err = s.plotIx[id].Buckets(b.buckets[:0], q)
 	if err != nil {
 		return lodError(err)
 	}

@@ -251,3 +251,34 @@ func TestAPIGPUAndCallStacks(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIPlotKeepsSpikes: 200,000 points at 100 px keep their one spike
+// and their count; a window inside gets its edge points.
+func TestAPIPlotKeepsSpikes(t *testing.T) {
+	b := model.NewBuilder()
+	b.SetPtrString(0x99, "wave")
+	for i := int64(0); i < 200_000; i++ {
+		v := float64(i % 7)
+		if i == 123_457 {
+			v = 1000
+		}
+		b.PlotPoint(0x99, i*10, v)
+	}
+	ts := newTestServer(t, b.Finish())
+	var pl struct {
+		Buckets []lod.Bucket `json:"buckets"`
+	}
+	getJSON(t, ts, "/api/v1/plot?id=0&t0=0&t1=2000000&width=100", &pl)
+	n, top := 0, 0.0
+	for _, bk := range pl.Buckets {
+		n += int(bk.Count)
+		top = max(top, bk.Max)
+	}
+	if n != 200_000 || top != 1000 || len(pl.Buckets) > 100 {
+		t.Errorf("%d buckets hold %d points, max %v; want <= 100, 200000, 1000", len(pl.Buckets), n, top)
+	}
+	getJSON(t, ts, "/api/v1/plot?id=0&t0=1000005&t1=1000095&width=10", &pl)
+	if len(pl.Buckets) != 11 || pl.Buckets[0].Start != 1000000 || pl.Buckets[10].Start != 1000100 {
+		t.Errorf("inner window: %d buckets %+v", len(pl.Buckets), pl.Buckets)
+	}
+}
