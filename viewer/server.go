@@ -29,7 +29,7 @@ import (
 // The page ships inside the binary: `gotracy view` works offline, with no
 // CDN, no Node and no files beside the executable.
 //
-//go:embed all:ui
+//go:embed ui
 var uiFiles embed.FS
 
 // Server serves one trace. It is read-only after New and safe for
