@@ -3,8 +3,10 @@ package viewer
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -280,5 +282,34 @@ func TestAPIPlotKeepsSpikes(t *testing.T) {
 	getJSON(t, ts, "/api/v1/plot?id=0&t0=1000005&t1=1000095&width=10", &pl)
 	if len(pl.Buckets) != 11 || pl.Buckets[0].Start != 1000000 || pl.Buckets[10].Start != 1000100 {
 		t.Errorf("inner window: %d buckets %+v", len(pl.Buckets), pl.Buckets)
+	}
+}
+
+// TestPageEmbedded: "/" is the embedded page, every embedded file is
+// served, and none loads anything from the network (no CDN).
+func TestPageEmbedded(t *testing.T) {
+	ts := newTestServer(t, smallTrace(t))
+	code, ct, body := get(t, ts, "/")
+	if code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(strings.ToLower(string(body)), "<html") {
+		t.Fatalf("GET /: %d %s", code, ct)
+	}
+	external := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//|from\s+["'](https?:)?//|import\(\s*["'](https?:)?//|url\(\s*["']?(https?:)?//`)
+	n := 0
+	err := fs.WalkDir(uiFiles, "ui", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		code, _, body := get(t, ts, strings.TrimPrefix(p, "ui"))
+		if code != 200 {
+			t.Errorf("GET %s: %d", p, code)
+		}
+		if m := external.Find(body); m != nil {
+			t.Errorf("%s loads from the network: %q", p, m)
+		}
+		return nil
+	})
+	if err != nil || n < 2 {
+		t.Errorf("embedded files: %d, %v", n, err)
 	}
 }
