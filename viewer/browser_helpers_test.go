@@ -125,7 +125,9 @@ func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 // first answer (every view boots the timeline) and the view is ready.
 func (b *browser) open(hash string) {
 	b.tb.Helper()
-	b.run("open "+hash, chromedp.Navigate(b.base+hash))
+	// about:blank first, so a link that differs only in its hash is a
+	// fresh page load, as when someone opens it, not a hash change.
+	b.run("open "+hash, chromedp.Navigate("about:blank"), chromedp.Navigate(b.base+hash))
 	b.waitFor("the page booted", `!!(window.__gotracy && window.__gotracy.store)`)
 }
 

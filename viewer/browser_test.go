@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp/kb"
+
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/texture"
@@ -188,6 +190,17 @@ func testBrowserGame(t *testing.T) {
 	b.move(l.Left+fx, l.Top+24+9)
 	b.waitFor("frame thumbnail", `(() => { const i = document.querySelector('#timeline-wrap .tooltip:not([hidden]) .thumb img'); return !!(i && i.complete && i.naturalWidth > 0) })()`)
 	b.shot("12-frame-hover")
+	// Hovering a message tick shows its text.
+	var mainY float64
+	for _, ln := range l.Lanes {
+		if ln.Key == laneKey(g.known.thread) {
+			mainY = ln.Y
+		}
+	}
+	mx := (float64(f4.Start+50_000) - l.T0) / (l.T1 - l.T0) * l.Width
+	b.move(l.Left+mx, l.Top+mainY+l.HeadH-4)
+	b.waitFor("message tooltip", `(() => { const t = document.querySelector('#timeline-wrap .tooltip'); return !t.hidden && t.textContent.includes('frame 4 begins') })()`)
+	b.shot("12b-message-hover")
 
 	b.nav("#info")
 	b.waitFor("trace info", `document.querySelectorAll('#view-info .card').length >= 3`)
@@ -295,7 +308,8 @@ func testInteraction(t *testing.T, b *browser, g *gameTrace) {
 		t.Errorf("selection after a 400 px ruler drag = %+v, want %v ns", l6.Sel, 400*(l6.T1-l6.T0)/l6.Width)
 	}
 	b.shot("04c-selection")
-	b.key("Escape")
+	b.key(kb.Escape)
+	b.waitFor("Escape clears the selection", `document.querySelector('#selection').hidden && !__gotracy.timeline.sel`)
 	// Clicking a lane's header collapses it.
 	var top float64
 	for _, ln := range l6.Lanes {

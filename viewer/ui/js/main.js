@@ -106,6 +106,7 @@ async function boot() {
       selInfo.textContent = `Selection ${fmt.time(b - a)} · ${fmt.time(a - lanes.first_time)} → ${fmt.time(b - lanes.first_time)} · Z to zoom, Esc to clear`;
     },
     onError: (e) => showError(e.message),
+    onMessages: (first) => nav.go("messages", new URLSearchParams({ offset: first })),
   });
   fg.setView(tl.t0, tl.t1);
   window.__gotracy.timeline = tl;

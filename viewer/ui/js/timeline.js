@@ -268,6 +268,7 @@ export class Timeline {
       if (r.y > this.h || r.y + r.h < fixed) continue;
       this.drawLane(r, byKey.get(r.lane.key), k);
     }
+    this.drawScrollbar(fixed);
     ctx.restore();
     this.drawRuler(k);
     this.drawFrameRows(k);
@@ -278,6 +279,22 @@ export class Timeline {
 
   x(t, k) {
     return (t - this.t0) * k;
+  }
+
+  // drawScrollbar shows where the lanes' view is when they are taller
+  // than the canvas (drag vertically, Shift+wheel or PageUp/PageDown).
+  drawScrollbar(top) {
+    const view = this.h - top;
+    const total = this.contentH + 20;
+    if (total <= view) return;
+    const ctx = this.ctx;
+    const th = Math.max(24, (view * view) / total);
+    const y = top + (this.scrollY / (total - view)) * (view - th);
+    ctx.fillStyle = "rgba(255,255,255,0.05)";
+    ctx.fillRect(this.w - 7, top, 6, view);
+    ctx.fillStyle = "rgba(200,210,230,0.28)";
+    roundRect(ctx, this.w - 7, y, 6, th, 3);
+    ctx.fill();
   }
 
   drawRuler(k) {
@@ -566,9 +583,11 @@ export class Timeline {
       if (q.min < lo) lo = q.min;
       if (q.max > hi) hi = q.max;
     }
-    if (hi === lo) {
-      hi += 1;
-      lo -= 1;
+    const flat = hi === lo;
+    if (flat) {
+      const pad = Math.abs(hi) * 0.1 || 1;
+      hi += pad;
+      lo -= pad;
     }
     const yv = (v) => top + h - ((v - lo) / (hi - lo)) * h;
     const col = p.color ? css(p.color) : "#5fb0e8";
@@ -608,9 +627,19 @@ export class Timeline {
     ctx.textAlign = "right";
     ctx.textBaseline = "top";
     ctx.fillStyle = DIM;
-    ctx.fillText(fmt.plotValue(hi, p.format), this.w - 6, top);
-    ctx.textBaseline = "bottom";
-    ctx.fillText(fmt.plotValue(lo, p.format), this.w - 6, top + h);
+    const label = (v, y) => {
+      const s = fmt.plotValue(v, p.format);
+      const tw = this.measure(s, FONT_SMALL);
+      ctx.fillStyle = "rgba(29,32,37,0.85)";
+      ctx.fillRect(this.w - tw - 10, y - 1, tw + 8, 14);
+      ctx.fillStyle = DIM;
+      ctx.fillText(s, this.w - 6, y);
+    };
+    if (flat) label((hi + lo) / 2, top + h / 2 - 7);
+    else {
+      label(hi, top);
+      label(lo, top + h - 13);
+    }
     ctx.textAlign = "left";
   }
 
@@ -721,7 +750,16 @@ export class Timeline {
     }
     for (const r of this.rows) {
       if (y < r.y || y >= r.y + r.h) continue;
-      if (y < r.y + HEAD_H) return { kind: "head", row: r, t };
+      if (y < r.y + HEAD_H) {
+        if (r.lane.kind === "cpu" && y >= r.y + HEAD_H - 11) {
+          for (const m of messageTicks(this.msgData, r.lane.meta.index)) {
+            const mx0 = this.x(m.time, k) - 5;
+            const mx1 = this.x(m.end, k) + 5;
+            if (x >= mx0 && x <= mx1) return { kind: "msg", row: r, m, t };
+          }
+        }
+        return { kind: "head", row: r, t };
+      }
       if (r.collapsed || r.lane.kind === "plot") return { kind: "lane", row: r, t };
       const d = Math.floor((y - r.y - HEAD_H) / ROW_H);
       const lane = this.data && this.data.lanes.find((l) => (l.kind === 0 ? "c" + l.thread : "g" + l.context + ":" + l.timeline) === r.lane.key);
@@ -913,8 +951,11 @@ export class Timeline {
       return;
     }
     if (h.kind === "frame") {
-      if (h.f.count > 1) this.zoomTo(h.f.start, h.f.end, 0.02);
-      else this.zoomTo(h.f.start, h.f.end, 0.02);
+      this.zoomTo(h.f.start, h.f.end, 0.02);
+      return;
+    }
+    if (h.kind === "msg") {
+      this.hooks.onMessages && this.hooks.onMessages(h.m.first);
       return;
     }
     if (h.kind === "zone") {
@@ -956,7 +997,11 @@ export class Timeline {
       this.canvas.style.cursor = "pointer";
       return;
     }
-    this.canvas.style.cursor = h.kind === "head" || h.kind === "frame" ? "pointer" : "default";
+    this.canvas.style.cursor = h.kind === "head" || h.kind === "frame" || h.kind === "msg" ? "pointer" : "default";
+    if (h.kind === "msg") {
+      this.showMessageTip(e, h);
+      return;
+    }
     if (h.kind === "frame") {
       const f = h.f;
       const set = (this.store.lanes.frame_sets || [])[h.set];
@@ -983,6 +1028,34 @@ export class Timeline {
       }
     }
     this.hideTip();
+  }
+
+  // showMessageTip shows a tick's messages: its count at once, the texts
+  // when messagelist answers (the tick names its first message; the
+  // thread's others follow it in the trace's order, among other threads').
+  showMessageTip(e, h) {
+    const m = h.m;
+    const head = `<b>${m.count > 1 ? fmt.int(m.count) + " messages" : "Message"}</b> <span class=dim>at ${fmt.time(m.time - this.first)}${m.end > m.time ? " – " + fmt.time(m.end - this.first) : ""}</span>`;
+    const key = h.row.lane.meta.index + ":" + m.first + ":" + m.count;
+    const cached = this.msgTexts && this.msgTexts.get(key);
+    this.showTip(e, head + (cached || "<br><span class=dim>…</span>"));
+    if (cached) return;
+    if (!this.msgTexts) this.msgTexts = new Map();
+    const thread = h.row.lane.meta.index;
+    api
+      .json("messagelist", { offset: m.first, limit: Math.min(200, Math.max(8, m.count * 4)) })
+      .then((a) => {
+        const rows = (a.messages || []).filter((x) => x.thread === thread).slice(0, Math.min(6, m.count));
+        let html = "";
+        for (const r of rows) {
+          const c = r.color ? ` style="color:#${(r.color & 0xffffff).toString(16).padStart(6, "0")}"` : "";
+          html += `<br><span class=dim>${fmt.time(r.time - this.first)}</span> <span${c}>${fmt.html(r.text.length > 90 ? r.text.slice(0, 90) + "…" : r.text)}</span>`;
+        }
+        if (m.count > rows.length) html += `<br><span class=dim>… click to list them</span>`;
+        this.msgTexts.set(key, html);
+        if (!this.tip.hidden && this.hover === null) this.showTip(e, head + html);
+      })
+      .catch(() => {});
   }
 
   showTip(e, html) {
