@@ -43,8 +43,18 @@ func testBrowserGame(t *testing.T) {
 	b.waitDrawn()
 	b.shot("01-timeline-all")
 	l := b.layout()
-	if len(l.Lanes) < 4 {
-		t.Fatalf("timeline lanes = %+v, want main, worker-0, worker-1 and the plot", l.Lanes)
+	if len(l.Lanes) < 5 {
+		t.Fatalf("timeline lanes = %+v, want the GPU timeline, main, worker-0, worker-1 and the plot", l.Lanes)
+	}
+	// Both frame sets have a row under the ruler: a frame of each is drawn.
+	for set, fr := range [][]model.Frame{g.t.FrameSets[0].Frames, g.t.FrameSets[1].Frames} {
+		f := fr[len(fr)/2]
+		fe := lod.FrameEnd(g.t, set, len(fr)/2)
+		x := (float64(f.Start+fe)/2 - l.T0) / (l.T1 - l.T0) * l.Width
+		y := 24 + float64(set)*18 + 9
+		if p := b.pixel(x, y); p == [3]int{0x1a, 0x1c, 0x21} || p == [3]int{0x1e, 0x21, 0x26} {
+			t.Errorf("frame set %d: the frame at %.0f,%.0f is not drawn (pixel %v is the row's background)", set, x, y, p)
+		}
 	}
 
 	// Frame 5: the known render zone and the coloured job zone are drawn
@@ -180,6 +190,10 @@ func testBrowserGame(t *testing.T) {
 	// Frame images: the picture of frame 7 is the one built into the trace.
 	checkFrameImage(t, b, g.t, 7)
 	b.shot("11-frame-image")
+	// Scrubbing: the slider moves through the images.
+	b.eval(`(() => { const s = document.querySelector('#view-frames .scrub'); s.value = 12; s.dispatchEvent(new Event('input')); return true })()`, nil)
+	b.waitFor("scrubbed image", `(() => { const i = document.querySelector('#view-frames .frame-image'); return i.dataset.frame === '12' && i.complete && i.naturalWidth > 0 && location.hash === '#frames?frame=12' })()`)
+	b.shot("11b-frame-scrub")
 
 	// Hovering a frame of the frame row shows its thumbnail.
 	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", g.t.FrameSets[0].Frames[3].Start, lod.FrameEnd(g.t, 0, 6)))

@@ -94,6 +94,8 @@ func buildGameTrace(tb testing.TB) *gameTrace {
 	b.SetThreadName(102, "worker-1")
 	b.SetPtrString(0x9000, "queue depth")
 	b.PlotConfig(0x9000, model.PlotFormatNumber, false, true, 0)
+	b.SetPtrString(0x9100, "Physics")
+	b.FrameSet(0x9100, false)
 	b.LockAnnounce(1, lJob, model.LockLockable, 1000)
 	b.LockName(1, "assets")
 
@@ -135,6 +137,9 @@ func buildGameTrace(tb testing.TB) *gameTrace {
 			end(mainTh, "particle", pz, ps, ps+1_000)
 		}
 		end(mainTh, "update", uz, us, ue)
+		// A discontinuous frame set: the physics step inside update.
+		b.FrameStart(0x9100, us+900_000)
+		b.FrameEnd(0x9100, ue-100_000)
 		rs := ue + 200_000
 		re := fs + dur - 600_000
 		rz := zone(mainTh, "render", rs, re, lRender)
