@@ -62,7 +62,7 @@ func BenchmarkBrowserZoomPan(b *testing.B) {
 		b.Skip(noChromium)
 	}
 	tr, name := heavyTrace(b)
-	br := newBrowser(b, tr, "heavy", 1600, 1000)
+	br := newBrowser(b, tr, "heavy", 1600, 1000, 1)
 	var steps, refined, first []float64
 	b.ResetTimer()
 	for range b.N {

@@ -63,7 +63,7 @@ type browser struct {
 
 // newBrowser serves t with package viewer on a loopback port and starts a
 // fresh headless Chromium (own profile, no network beyond loopback).
-func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int) *browser {
+func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale float64) *browser {
 	tb.Helper()
 	path := chromiumPath()
 	if path == "" {
@@ -92,7 +92,7 @@ func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int) *browser {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("force-device-scale-factor", "1"),
+		chromedp.Flag("force-device-scale-factor", fmt.Sprint(scale)),
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, ccancel := chromedp.NewContext(actx)

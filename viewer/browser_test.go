@@ -28,13 +28,36 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Run("Game", testBrowserGame)
 	t.Run("Demo", testBrowserDemo)
+	t.Run("HiDPI", testBrowserHiDPI)
+}
+
+// testBrowserHiDPI draws at a device pixel ratio of 2: the canvas has
+// twice the pixels, and a zone is still where its times say.
+func testBrowserHiDPI(t *testing.T) {
+	g := buildGameTrace(t)
+	b := newBrowser(t, g.t, "hidpi", 1200, 800, 2)
+	j := g.job
+	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", j.start-1_000_000, j.end+1_000_000))
+	b.waitDrawn()
+	b.shot("01-timeline")
+	var dims struct{ W, Cw, Dpr float64 }
+	b.eval(`(() => { const t = __gotracy.timeline; return {w: t.w, cw: t.canvas.width, dpr: t.dpr} })()`, &dims)
+	if dims.Dpr != 2 || dims.Cw != 2*dims.W {
+		t.Errorf("at device pixel ratio 2 the canvas is %v px for %v CSS px (dpr %v), want twice", dims.Cw, dims.W, dims.Dpr)
+	}
+	l := b.layout()
+	_, y := l.zonePoint(t, laneKey(j.thread), 0, j.start, j.end)
+	x := (float64(j.start)-l.T0)/(l.T1-l.T0)*l.Width + 6
+	if p := b.pixel(x, y+5); p != rgbOf(j.color) {
+		t.Errorf("pixel of the job zone at (%.0f,%.0f) = %v, want %v", x, y+5, p, rgbOf(j.color))
+	}
 }
 
 // testBrowserGame runs on a trace built in-process: it needs nothing
 // outside the repository.
 func testBrowserGame(t *testing.T) {
 	g := buildGameTrace(t)
-	b := newBrowser(t, g.t, "game", 1600, 1000)
+	b := newBrowser(t, g.t, "game", 1600, 1000, 1)
 	dir, _ := shotDir()
 	t.Logf("screenshots of this run: %s", dir)
 
@@ -45,6 +68,16 @@ func testBrowserGame(t *testing.T) {
 	l := b.layout()
 	if len(l.Lanes) < 5 {
 		t.Fatalf("timeline lanes = %+v, want the GPU timeline, main, worker-0, worker-1 and the plot", l.Lanes)
+	}
+	// Every particle burst is far below a pixel per zone at this scale: each
+	// is a merged run, and each run paints its pixels.
+	for f := range g.frames {
+		fs := g.t.FrameSets[0].Frames[f].Start
+		ps, pe := particleSpan(g, g.known.thread, fs, fs+5_000_000)
+		x, y := l.zonePoint(t, laneKey(g.known.thread), 2, ps, pe)
+		if p := b.pixel(x, y); isBackground(p) {
+			t.Errorf("frame %d: the merged particle run at (%.1f,%.0f) is not drawn (pixel %v)", f, x, y, p)
+		}
 	}
 	// Both frame sets have a row under the ruler: a frame of each is drawn.
 	for set, fr := range [][]model.Frame{g.t.FrameSets[0].Frames, g.t.FrameSets[1].Frames} {
@@ -229,7 +262,7 @@ func testBrowserDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newBrowser(t, tr, "demo", 1600, 1000)
+	b := newBrowser(t, tr, "demo", 1600, 1000, 1)
 	b.open("")
 	b.waitDrawn()
 	b.shot("01-timeline")
@@ -338,6 +371,8 @@ func testInteraction(t *testing.T, b *browser, g *gameTrace) {
 		}
 	}
 	b.shot("04d-collapsed")
+	// The URL follows the view, so a link reopens it.
+	b.waitFor("the hash names the view", `(() => { const t = __gotracy.timeline; return location.hash === '#timeline?t0=' + Math.round(t.t0) + '&t1=' + Math.round(t.t1) })()`)
 }
 
 func laneKey(thread int) string { return "c" + strconv.Itoa(thread) }

@@ -393,7 +393,7 @@ export class Timeline {
     ctx.fillRect(0, r.y + HEAD_H - 1, this.w, 1);
     ctx.fillStyle = DIM;
     ctx.beginPath();
-    const ty = r.y + HEAD_H / 2;
+    const ty = r.y + HEAD_H / 2 - 1;
     if (r.collapsed) {
       ctx.moveTo(8, ty - 5);
       ctx.lineTo(14, ty);
@@ -553,15 +553,15 @@ export class Timeline {
     const ticks = messageTicks(this.msgData, r.lane.meta.index);
     if (!ticks.length) return;
     const ctx = this.ctx;
-    const y = r.y + HEAD_H - 2;
+    const y = r.y + HEAD_H - 1;
     for (const m of ticks) {
       const x = this.x(m.time ?? m.start, k);
       if (x < -6 || x > this.w + 6) continue;
       const x1 = Math.max(x, this.x(m.end, k));
       ctx.fillStyle = m.count > 1 ? "#c8a2ff" : "#e6d3ff";
       ctx.beginPath();
-      ctx.moveTo(x - 4, y - 7);
-      ctx.lineTo(x1 + 4, y - 7);
+      ctx.moveTo(x - 4, y - 5);
+      ctx.lineTo(x1 + 4, y - 5);
       ctx.lineTo((x + x1) / 2, y);
       ctx.closePath();
       ctx.fill();
