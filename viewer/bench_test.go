@@ -120,3 +120,28 @@ func TestTimelineHTTPAllocsFlat(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkZoneAncestry: the parent chain of the last of a million root
+// zones (what zone info and a click need), through lod and by the walk
+// over siblings it replaces.
+func BenchmarkZoneAncestry(b *testing.B) {
+	tr := heavyTrace(1_000_000)
+	s, err := New(tr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	zl := &tr.Threads[0].Zones
+	i := uint32(zl.Len() - 1)
+	b.Run("lod", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s.ancestors(0, i)
+		}
+	})
+	b.Run("walk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			walkAncestors(zl, i)
+		}
+	})
+}

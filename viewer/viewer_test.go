@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -311,5 +312,49 @@ func TestPageEmbedded(t *testing.T) {
 	})
 	if err != nil || n < 2 {
 		t.Errorf("embedded files: %d, %v", n, err)
+	}
+}
+
+// TestZoneAncestryFastEqualsWalk: the lod-based ancestor chain and click
+// lookup agree with the plain walk over siblings, zone by zone.
+func TestZoneAncestryFastEqualsWalk(t *testing.T) {
+	tr := synthTrace(20000, 2)
+	// Zero-length zones take the walk; put some in (on thread 1: thread
+	// 0's last zone never ends and so overlaps anything after it).
+	b := model.BuilderFor(tr)
+	th := b.Thread(101)
+	sl := tr.Threads[th].Zones.At(0).SrcLoc
+	last := tr.Metadata.LastTime
+	b.BeginZone(th, last+10, sl)
+	b.BeginZone(th, last+20, sl)
+	b.EndZone(th, last+20)
+	b.EndZone(th, last+30)
+	tr = b.Finish()
+	s, err := New(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ti := range tr.Threads {
+		zl := &tr.Threads[ti].Zones
+		idx := []int{}
+		for i := 0; i < zl.Len(); i += 1 + i%7 {
+			idx = append(idx, i)
+		}
+		if ti == th {
+			idx = append(idx, zl.Len()-3, zl.Len()-2, zl.Len()-1) // the zones added above
+		}
+		for _, i := range idx {
+			fast, walk := s.ancestors(ti, uint32(i)), walkAncestors(zl, uint32(i))
+			if !slices.Equal(fast, walk) {
+				t.Fatalf("thread %d zone %d: ancestors %v, the walk says %v", ti, i, fast, walk)
+			}
+			z := zl.At(i)
+			if d := z.Duration(); d >= 2 {
+				j, ok := s.zoneAtFast(ti, z.Start()+d/2, len(walk))
+				if !ok || j != uint32(i) {
+					t.Fatalf("thread %d zone %d (depth %d): zoneat its middle found %d, %v", ti, i, len(walk), j, ok)
+				}
+			}
+		}
 	}
 }

@@ -80,10 +80,56 @@ type gpuZoneInfo struct {
 	Frames     []stackFrame `json:"frames"`
 }
 
+// itemsAt is what lane th draws over [t, t+1] at one nanosecond a pixel:
+// every zone of at least 1 ns covering t, at every depth, found with lod's
+// binary searches (O(depth × log n)) instead of a walk over siblings.
+func (s *Server) itemsAt(th int, t int64, buf *timelineBuf) ([]lod.Item, error) {
+	if err := s.ix.Timeline(lod.Query{T0: t, T1: t + 1, Width: 1, MinPx: 1}, &buf.tl); err != nil {
+		return nil, err
+	}
+	for i := range buf.tl.Lanes {
+		if l := &buf.tl.Lanes[i]; l.Kind == lod.LaneCPU && l.Thread == th {
+			return l.Items, nil
+		}
+	}
+	return nil, nil
+}
+
 // ancestors returns the chain of zone indices from a root down to i's
-// parent, walking siblings from the roots: cheap enough for one click,
-// and it needs no per-zone parent table.
-func ancestors(zl *model.ZoneList, i uint32) []uint32 {
+// parent. A zone of at least 1 ns has ancestors of at least 1 ns, all
+// covering its start, so lod finds them; zero-length zones (whose
+// ancestors may merge) take the walk over siblings.
+func (s *Server) ancestors(th int, i uint32) []uint32 {
+	zl := &s.t.Threads[th].Zones
+	z := zl.At(int(i))
+	if e := z.End(); e < 0 || e-z.Start() >= 1 {
+		buf := s.tlPool.Get().(*timelineBuf)
+		defer s.tlPool.Put(buf)
+		items, err := s.itemsAt(th, z.Start(), buf)
+		if err == nil {
+			var chain []uint32
+			ok := true
+			for _, it := range items {
+				if it.Merged || it.Index >= i || i >= zl.At(int(it.Index)).Next() {
+					continue
+				}
+				if int(it.Depth) != len(chain) {
+					ok = false
+					break
+				}
+				chain = append(chain, it.Index)
+			}
+			if ok {
+				return chain
+			}
+		}
+	}
+	return walkAncestors(zl, i)
+}
+
+// walkAncestors finds i's ancestors by walking siblings from the roots:
+// no index needed, but linear in the siblings before i.
+func walkAncestors(zl *model.ZoneList, i uint32) []uint32 {
 	var chain []uint32
 	lo, hi := uint32(0), uint32(zl.Len())
 	for lo < hi {
@@ -184,7 +230,7 @@ func (s *Server) zoneInfo(th int, idx uint32, nch int) *zoneInfo {
 			zi.Children = append(zi.Children, zoneChild{Index: uint32(c), SrcLoc: cz.SrcLoc, Name: t.ZoneName(cz), Start: cz.Start(), Duration: d})
 		}
 	}
-	chain := ancestors(zl, idx)
+	chain := s.ancestors(th, idx)
 	zi.Depth = len(chain)
 	if len(chain) > 0 {
 		pi := chain[len(chain)-1]
@@ -272,6 +318,9 @@ func (s *Server) apiZoneAt(w http.ResponseWriter, r *http.Request) error {
 	if len(s.t.Threads) == 0 {
 		return notFound("the trace has no threads")
 	}
+	if j, ok := s.zoneAtFast(th, at, depth); ok {
+		return writeJSON(w, s.zoneInfo(th, j, nch))
+	}
 	zl := &s.t.Threads[th].Zones
 	lo, hi := uint32(0), uint32(zl.Len())
 	for d := 0; lo < hi; d++ {
@@ -302,6 +351,26 @@ func (s *Server) apiZoneAt(w http.ResponseWriter, r *http.Request) error {
 		lo, hi = j+1, min(zl.At(int(j)).Next(), hi)
 	}
 	return notFound("no zone of thread %d at depth %d covers %d ns", th, depth, at)
+}
+
+// zoneAtFast finds the zone at depth covering at through lod; ok is false
+// when only zero-length zones (merged at 1 ns) are there, for the walk to
+// decide.
+func (s *Server) zoneAtFast(th int, at int64, depth int) (uint32, bool) {
+	buf := s.tlPool.Get().(*timelineBuf)
+	defer s.tlPool.Put(buf)
+	items, err := s.itemsAt(th, at, buf)
+	if err != nil {
+		return 0, false
+	}
+	for _, it := range items {
+		if int(it.Depth) != depth || it.Start > at || it.End < at {
+			continue
+		}
+		// The first covering zone in time order, as the walk picks.
+		return it.Index, !it.Merged
+	}
+	return 0, false
 }
 
 type inlineFrame struct {
