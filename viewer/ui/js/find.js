@@ -147,11 +147,23 @@ export class Find {
       );
     }
     this.main.replaceChildren(head, facts, hist, el("div", { class: "hist-bar" }, el("h3", null, "Instances"), sortSeg), el("div", { class: "table-wrap" }, tbl), pager);
-    requestAnimationFrame(() => drawHistogram(canvas, hist.querySelector(".hist-axis"), h, log));
+    requestAnimationFrame(() => drawHistogram(canvas, hist.querySelector(".hist-axis"), h, log, st));
+    const tip = el("div", { class: "hist-tip", hidden: true });
+    hist.append(tip);
+    canvas.addEventListener("mousemove", (e) => {
+      const counts = h.counts || [];
+      const edges = h.edges || [];
+      const r = canvas.getBoundingClientRect();
+      const i = Math.floor(((e.clientX - r.left) / r.width) * counts.length);
+      if (i < 0 || i >= counts.length || edges.length < counts.length + 1) return;
+      tip.hidden = false;
+      tip.textContent = `${fmt.time(edges[i])} – ${fmt.time(edges[i + 1])}: ${fmt.int(counts[i])} zone${counts[i] === 1 ? "" : "s"}`;
+    });
+    canvas.addEventListener("mouseleave", () => (tip.hidden = true));
   }
 }
 
-function drawHistogram(canvas, axis, h, log) {
+function drawHistogram(canvas, axis, h, log, st) {
   const counts = h.counts || [];
   const dpr = window.devicePixelRatio || 1;
   const W = canvas.clientWidth || 600;
@@ -175,8 +187,33 @@ function drawHistogram(canvas, axis, h, log) {
     const bh = Math.max(1, v * (H - 8));
     ctx.fillRect(i * bw, H - bh, Math.max(1, bw - (bw > 3 ? 1 : 0)), bh);
   }
-  const lo = h.min ?? (h.bins ? h.bins[0] : 0);
-  const hi = h.max ?? (h.bins ? h.bins[h.bins.length - 1] : 0);
+  const edges = h.edges || [];
+  const lo = h.min ?? edges[0] ?? 0;
+  const hi = h.max ?? edges[edges.length - 1] ?? 0;
+  // Mean and median as lines, placed within their bin as the axis scales.
+  const xOf = (v) => {
+    if (edges.length < 2 || hi <= lo) return -1;
+    if (log && lo > 0) return (Math.log(v / lo) / Math.log(hi / lo)) * W;
+    return ((v - lo) / (hi - lo)) * W;
+  };
+  const mark = (v, color, label) => {
+    const x = xOf(v);
+    if (x < 0 || x > W) return;
+    ctx.fillStyle = color;
+    ctx.fillRect(Math.round(x), 0, 1, H);
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "top";
+    ctx.textAlign = x > W - 80 ? "right" : "left";
+    ctx.fillText(label, x + (x > W - 80 ? -4 : 4), label === "mean" ? 4 : 18);
+  };
+  if (st) {
+    mark(st.mean_ns, "#e6c13c", "mean");
+    if (st.median_ns !== undefined) mark(st.median_ns, "#e05c9b", "median");
+  }
+  ctx.fillStyle = "#6b717c";
+  ctx.textAlign = "right";
+  ctx.textBaseline = "bottom";
+  ctx.fillText("counts on a log scale", W - 6, H - 4);
   const mid = log && lo > 0 ? Math.sqrt(lo * hi) : (lo + hi) / 2;
   axis.replaceChildren(el("span", null, fmt.time(lo)), el("span", null, fmt.time(mid)), el("span", null, fmt.time(hi)));
 }
