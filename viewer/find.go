@@ -50,33 +50,10 @@ func (s *Server) apiFind(w http.ResponseWriter, r *http.Request) error {
 		return notFound("no source location %d in this trace (GET /api/v1/srclocs lists them)", id)
 	}
 	loc := &c.st.Locations[k]
+	d := s.findDurations(c, k, self)
+	h := s.findHistogram(c, histKey{k, self, bins, logBins}, d)
 	a := findAnswer{SrcLoc: id, Name: s.srcLoc(id).Name, Total: len(loc.Zones), Self: self, Log: logBins, Sort: order, Offset: offset,
-		Counts: make([]uint64, bins), TotalNs: make([]int64, bins), Edges: make([]float64, bins+1), Instances: []findInstance{}}
-	d := s.durations(c, k, self, make([]int64, 0, len(loc.Zones)))
-	if len(d) > 0 {
-		a.Min, a.Max = slices.Min(d), slices.Max(d)
-	}
-	// Self times may be 0 (a zone filled by its children): a log scale
-	// starts at 1 ns then.
-	lo, hi := float64(a.Min), float64(a.Max)
-	if logBins {
-		lo = max(lo, 1)
-		hi = max(hi, lo)
-	}
-	for i := range a.Edges {
-		f := float64(i) / float64(bins)
-		if logBins {
-			a.Edges[i] = lo * math.Pow(hi/lo, f)
-		} else {
-			a.Edges[i] = lo + (hi-lo)*f
-		}
-	}
-	a.Edges[bins] = hi
-	for _, v := range d {
-		b := binOf(float64(v), lo, hi, bins, logBins)
-		a.Counts[b]++
-		a.TotalNs[b] += v
-	}
+		Min: h.min, Max: h.max, Edges: h.edges, Counts: h.counts, TotalNs: h.total, Instances: []findInstance{}}
 	if offset < len(d) && limit > 0 {
 		idx := s.findOrder(c, k, order, self, d)
 		for _, i := range idx[offset:min(len(idx), offset+limit)] {
@@ -86,6 +63,81 @@ func (s *Server) apiFind(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return writeJSON(w, &a)
+}
+
+type histKey struct {
+	loc  int
+	self bool
+	bins int
+	log  bool
+}
+
+type histogram struct {
+	min, max int64
+	edges    []float64
+	counts   []uint64
+	total    []int64
+}
+
+// findDurations are a location's instance durations (self times with
+// self), computed once: paging through a million instances must not
+// re-read a million zones per page.
+func (s *Server) findDurations(c *statsCache, k int, self bool) []int64 {
+	key := findKey{loc: k, sort: "durations", self: self}
+	c.sortMu.Lock()
+	d, ok := c.durs[key]
+	c.sortMu.Unlock()
+	if ok {
+		return d
+	}
+	d = s.durations(c, k, self, make([]int64, 0, len(c.st.Locations[k].Zones)))
+	c.sortMu.Lock()
+	c.durs[key] = d
+	c.sortMu.Unlock()
+	return d
+}
+
+// findHistogram bins d, keeping the last histograms asked for.
+func (s *Server) findHistogram(c *statsCache, key histKey, d []int64) *histogram {
+	c.sortMu.Lock()
+	h, ok := c.hists[key]
+	c.sortMu.Unlock()
+	if ok {
+		return h
+	}
+	bins := key.bins
+	h = &histogram{counts: make([]uint64, bins), total: make([]int64, bins), edges: make([]float64, bins+1)}
+	if len(d) > 0 {
+		h.min, h.max = slices.Min(d), slices.Max(d)
+	}
+	// Self times may be 0 (a zone filled by its children): a log scale
+	// starts at 1 ns then.
+	lo, hi := float64(h.min), float64(h.max)
+	if key.log {
+		lo = max(lo, 1)
+		hi = max(hi, lo)
+	}
+	for i := range h.edges {
+		f := float64(i) / float64(bins)
+		if key.log {
+			h.edges[i] = lo * math.Pow(hi/lo, f)
+		} else {
+			h.edges[i] = lo + (hi-lo)*f
+		}
+	}
+	h.edges[bins] = hi
+	for _, v := range d {
+		b := binOf(float64(v), lo, hi, bins, key.log)
+		h.counts[b]++
+		h.total[b] += v
+	}
+	c.sortMu.Lock()
+	if len(c.hists) >= 64 {
+		clear(c.hists) // a page flips between a few; bound the rest
+	}
+	c.hists[key] = h
+	c.sortMu.Unlock()
+	return h
 }
 
 func binOf(v, lo, hi float64, bins int, logBins bool) int {

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gotracy/gotracy/model"
@@ -356,5 +358,56 @@ func TestZoneAncestryFastEqualsWalk(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAPIConcurrent: requests in parallel (the pools, the lazily built
+// statistics, find orders and lock states) answer what they answer one at
+// a time. Run with -race.
+func TestAPIConcurrent(t *testing.T) {
+	tr := gpuTrace(t)
+	paths := []string{
+		"/api/v1/timeline?width=700", "/api/v1/timeline?width=50&format=json", "/api/v1/statistics", "/api/v1/statistics?self=1",
+		"/api/v1/find?srcloc=3&sort=-duration&limit=4", "/api/v1/find?srcloc=2&log=1&bins=7", "/api/v1/locks?width=300",
+		"/api/v1/zone?thread=0&index=5", "/api/v1/zoneat?thread=0&t=2150&depth=2", "/api/v1/messages?width=9", "/api/v1/plot?id=0&width=4",
+		"/api/v1/frames?width=30",
+	}
+	// One server for the sequential answers, a fresh one for the race, so
+	// the lazy state is built under contention.
+	seq := newTestServer(t, tr)
+	want := map[string]string{}
+	for _, p := range paths {
+		code, _, b := get(t, seq, p)
+		if code != 200 {
+			t.Fatalf("%s: %d %s", p, code, b)
+		}
+		want[p] = string(b)
+	}
+	par := newTestServer(t, tr)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(paths))
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := range paths {
+				p := paths[(i+g)%len(paths)]
+				resp, err := par.Client().Get(par.URL + p)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if string(b) != want[p] {
+					errs <- fmt.Sprintf("%s: parallel answer differs", p)
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
