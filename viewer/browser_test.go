@@ -168,6 +168,21 @@ func testBrowserGame(t *testing.T) {
 	b.shot("04b-gpu-zone")
 	checkZoneInfo(t, b, "gpu_draw", g.gpu.end-g.gpu.start)
 
+	// The job zone's info: its text and its call stack with the inlined frame.
+	b.nav(fmt.Sprintf("#zone=%d:%d", j.thread, j.index))
+	b.waitFor("job zone info", `(() => { const n = document.querySelector('#zone-panel .zone-name'); return !!n && n.textContent === 'job' && !!document.querySelector('#zone-panel .callstack') })()`)
+	b.shot("04e-callstack")
+	var stack struct{ Text, Stack string }
+	b.eval(`({text: document.querySelector('#zone-panel .zone-text').textContent, stack: [...document.querySelectorAll('#zone-panel .callstack tr')].map(r => [...r.cells].map(c => c.textContent).join(' | ')).join('\n')})`, &stack)
+	if stack.Text != "job 5 of worker 0" {
+		t.Errorf("job zone text = %q, want %q", stack.Text, "job 5 of worker 0")
+	}
+	for _, want := range []string{"0 | [inline] game.kernel | game.go:22 | game", " | game.job | game.go:21 | game", "1 | main.main | main.go:9 | game"} {
+		if !strings.Contains(stack.Stack, want) {
+			t.Errorf("job zone call stack:\n%s\nwant a row %q", stack.Stack, want)
+		}
+	}
+
 	testInteraction(t, b, g)
 
 	// Statistics: the numbers built into the trace.
@@ -219,6 +234,14 @@ func testBrowserGame(t *testing.T) {
 	b.nav("#messages?filter=frame%205")
 	b.waitFor("messages", `(() => { const r = document.querySelectorAll('#messages-table tbody tr'); return r.length === 1 && r[0].cells[2].textContent === 'frame 5 begins' })()`)
 	b.shot("10-messages")
+	// A message jumps to its moment on the timeline.
+	b.eval(`document.querySelector('#messages-table tbody tr').click()`, nil)
+	b.waitFor("timeline at the message", `document.body.dataset.view === 'timeline'`)
+	b.waitDrawn()
+	lm := b.layout()
+	if mt := float64(g.t.FrameSets[0].Frames[5].Start + 50_000); mt < lm.T0 || mt > lm.T1 {
+		t.Errorf("after the jump to message 'frame 5 begins' (%v ns) the view is [%v, %v]", mt, lm.T0, lm.T1)
+	}
 
 	// Frame images: the picture of frame 7 is the one built into the trace.
 	checkFrameImage(t, b, g.t, 7)

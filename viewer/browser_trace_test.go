@@ -165,6 +165,14 @@ func buildGameTrace(tb testing.TB) *gameTrace {
 			jz := zone(th, "job", js, je, lJob)
 			b.SetZoneText(th, jz, fmt.Sprintf("job %d of worker %d", f, w))
 			if w == 0 && f == 5 {
+				// Its call stack: an inlined kernel call inside job, called from main.
+				cs := b.InternCallStack([]uint64{0x401000, 0x402000})
+				t.Frames[0x401000] = model.FrameData{ImageName: b.Intern("game"), Frames: []model.InlineFrame{
+					{Name: b.Intern("game.kernel"), File: b.Intern("game.go"), Line: 22, SymAddr: 0x400f00},
+					{Name: b.Intern("game.job"), File: b.Intern("game.go"), Line: 21, SymAddr: 0x400f00}}}
+				t.Frames[0x402000] = model.FrameData{ImageName: b.Intern("game"), Frames: []model.InlineFrame{
+					{Name: b.Intern("main.main"), File: b.Intern("main.go"), Line: 9, SymAddr: 0x400100}}}
+				b.SetZoneCallStack(th, jz, cs)
 				g.job = knownZone{name: "job", thread: th, index: jz, depth: 0, start: js, end: je, color: 0xF0A030}
 			}
 			for k := range 3 {
