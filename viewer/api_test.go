@@ -341,6 +341,24 @@ func TestAPIFindCountsEqualStatistics(t *testing.T) {
 			}
 		}
 	}
+	var selfStats []statRow
+	getJSON(t, ts, "/api/v1/statistics?self=1", &selfStats)
+	for _, st := range selfStats {
+		var a findAnswer
+		getJSON(t, ts, fmt.Sprintf("/api/v1/find?srcloc=%d&self=1&bins=5&limit=10000", st.SrcLoc), &a)
+		var tot int64
+		for _, v := range a.TotalNs {
+			tot += v
+		}
+		var inst int64
+		for _, in := range a.Instances {
+			inst += in.Duration
+		}
+		if tot != st.TotalNs || inst != st.TotalNs || a.Min != st.MinNs || a.Max != st.MaxNs || uint64(a.Total) != st.Counts {
+			t.Errorf("%s self: find %d ns (instances %d), %d..%d, %d; statistics %d ns, %d..%d, %d", st.Name, tot, inst, a.Min, a.Max, a.Total,
+				st.TotalNs, st.MinNs, st.MaxNs, st.Counts)
+		}
+	}
 	// Paging by duration, longest first, three at a time.
 	id := stats[0].SrcLoc
 	var all findAnswer

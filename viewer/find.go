@@ -50,16 +50,35 @@ func (s *Server) apiFind(w http.ResponseWriter, r *http.Request) error {
 		return notFound("no source location %d in this trace (GET /api/v1/srclocs lists them)", id)
 	}
 	loc := &c.st.Locations[k]
-	d := s.findDurations(c, k, self)
-	h := s.findHistogram(c, histKey{k, self, bins, logBins}, d)
+	// Durations are read from the zones when a histogram or an order is
+	// first asked for, not kept: for ten million instances they would be
+	// 80 MB held for one view.
+	var d []int64
+	durs := func() []int64 {
+		if d == nil {
+			d = s.durations(c, k, self, make([]int64, 0, len(loc.Zones)))
+		}
+		return d
+	}
+	h := s.findHistogram(c, histKey{k, self, bins, logBins}, durs)
 	a := findAnswer{SrcLoc: id, Name: s.srcLoc(id).Name, Total: len(loc.Zones), Self: self, Log: logBins, Sort: order, Offset: offset,
 		Min: h.min, Max: h.max, Edges: h.edges, Counts: h.counts, TotalNs: h.total, Instances: []findInstance{}}
-	if offset < len(d) && limit > 0 {
-		idx := s.findOrder(c, k, order, self, d)
-		for _, i := range idx[offset:min(len(idx), offset+limit)] {
+	if offset < len(loc.Zones) && limit > 0 {
+		idx := s.findOrder(c, k, order, self, durs)
+		end := min(len(loc.Zones), offset+limit)
+		for j := offset; j < end; j++ {
+			i := uint32(j)
+			if idx != nil {
+				i = idx[j]
+			}
 			ref := loc.Zones[i]
-			z := s.t.Threads[ref.Thread].Zones.At(int(ref.Index))
-			a.Instances = append(a.Instances, findInstance{Thread: ref.Thread, Index: ref.Index, Start: z.Start(), Duration: d[i]})
+			zl := &s.t.Threads[ref.Thread].Zones
+			z := zl.At(int(ref.Index))
+			dur := z.End() - z.Start()
+			if self {
+				dur = selfTime(zl, int(ref.Index))
+			}
+			a.Instances = append(a.Instances, findInstance{Thread: ref.Thread, Index: ref.Index, Start: z.Start(), Duration: dur})
 		}
 	}
 	return writeJSON(w, &a)
@@ -79,32 +98,15 @@ type histogram struct {
 	total    []int64
 }
 
-// findDurations are a location's instance durations (self times with
-// self), computed once: paging through a million instances must not
-// re-read a million zones per page.
-func (s *Server) findDurations(c *statsCache, k int, self bool) []int64 {
-	key := findKey{loc: k, sort: "durations", self: self}
-	c.sortMu.Lock()
-	d, ok := c.durs[key]
-	c.sortMu.Unlock()
-	if ok {
-		return d
-	}
-	d = s.durations(c, k, self, make([]int64, 0, len(c.st.Locations[k].Zones)))
-	c.sortMu.Lock()
-	c.durs[key] = d
-	c.sortMu.Unlock()
-	return d
-}
-
 // findHistogram bins d, keeping the last histograms asked for.
-func (s *Server) findHistogram(c *statsCache, key histKey, d []int64) *histogram {
+func (s *Server) findHistogram(c *statsCache, key histKey, durs func() []int64) *histogram {
 	c.sortMu.Lock()
 	h, ok := c.hists[key]
 	c.sortMu.Unlock()
 	if ok {
 		return h
 	}
+	d := durs()
 	bins := key.bins
 	h = &histogram{counts: make([]uint64, bins), total: make([]int64, bins), edges: make([]float64, bins+1)}
 	if len(d) > 0 {
@@ -153,9 +155,15 @@ func binOf(v, lo, hi float64, bins int, logBins bool) int {
 	return min(max(int(f*float64(bins)), 0), bins-1)
 }
 
-// findOrder is the order of a location's instances for one sort, computed
-// on first use and kept, so paging through a million instances sorts once.
-func (s *Server) findOrder(c *statsCache, k int, order string, self bool, d []int64) []uint32 {
+// findOrder is the order of a location's instances for one sort (nil:
+// the order they are listed in), computed on first use and kept, so
+// paging through a million instances sorts once.
+func (s *Server) findOrder(c *statsCache, k int, order string, self bool, durs func() []int64) []uint32 {
+	loc := &c.st.Locations[k]
+	start := func(i uint32) int64 {
+		r := loc.Zones[i]
+		return s.t.Threads[r.Thread].Zones.At(int(r.Index)).Start()
+	}
 	key := findKey{k, order, self && order != "time"}
 	c.sortMu.Lock()
 	idx, ok := c.sorted[key]
@@ -163,21 +171,35 @@ func (s *Server) findOrder(c *statsCache, k int, order string, self bool, d []in
 	if ok {
 		return idx
 	}
-	loc := &c.st.Locations[k]
-	idx = make([]uint32, len(d))
+	if order == "time" {
+		// The list is by thread, each thread's zones depth first, which
+		// is start order: one thread's list needs no sorting at all.
+		sorted := true
+		for i := 1; i < len(loc.Zones); i++ {
+			if start(uint32(i)) < start(uint32(i-1)) {
+				sorted = false
+				break
+			}
+		}
+		if sorted {
+			c.sortMu.Lock()
+			c.sorted[key] = nil
+			c.sortMu.Unlock()
+			return nil
+		}
+	}
+	idx = make([]uint32, len(loc.Zones))
 	for i := range idx {
 		idx[i] = uint32(i)
 	}
 	switch order {
 	case "time":
-		st := make([]int64, len(d))
-		for i, r := range loc.Zones {
-			st[i] = s.t.Threads[r.Thread].Zones.At(int(r.Index)).Start()
-		}
-		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(st[a], st[b]) })
+		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(start(a), start(b)) })
 	case "duration":
+		d := durs()
 		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(d[a], d[b]) })
 	case "-duration":
+		d := durs()
 		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(d[b], d[a]) })
 	}
 	c.sortMu.Lock()

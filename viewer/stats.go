@@ -23,7 +23,6 @@ type statsCache struct {
 
 	sortMu sync.Mutex
 	sorted map[findKey][]uint32 // instance orders already asked for
-	durs   map[findKey][]int64  // instance durations already asked for
 	hists  map[histKey]*histogram
 }
 
@@ -36,7 +35,7 @@ type findKey struct {
 func (s *Server) zoneStats() *statsCache {
 	s.statsOnce.Do(func() {
 		st := analysis.ComputeZoneStats(s.t, analysis.StatsOptions{KeepZones: true})
-		c := &statsCache{st: st, byID: make(map[int16]int, len(st.Locations)), sorted: map[findKey][]uint32{}, durs: map[findKey][]int64{}, hists: map[histKey]*histogram{}}
+		c := &statsCache{st: st, byID: make(map[int16]int, len(st.Locations)), sorted: map[findKey][]uint32{}, hists: map[histKey]*histogram{}}
 		for i := range st.Locations {
 			c.byID[st.Locations[i].SrcLoc] = i
 		}
