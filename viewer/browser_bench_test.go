@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/internal/synthtrace"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -57,12 +58,26 @@ func heavyTrace(b *testing.B) (*model.Trace, string) {
 // the answer fetched for the new window ("refined"), and how long after
 // the page started loading the first timeline was drawn. Targets (issue
 // #11): median <= 16 ms, p95 <= 33 ms, first draw <= 1.5 s.
+//
+// Two traces: heavy (one lane of 10M tiny zones: the real heavy10m when
+// the fixtures are there) and deep (internal/synthtrace: 8 threads nested
+// 20 deep with bursts of tiny zones, 10M zones: a full screen of items).
 func BenchmarkBrowserZoomPan(b *testing.B) {
 	if chromiumPath() == "" {
 		b.Skip(noChromium)
 	}
-	tr, name := heavyTrace(b)
-	br := newBrowser(b, tr, "heavy", 1600, 1000, 1)
+	b.Run("heavy", func(b *testing.B) {
+		tr, name := heavyTrace(b)
+		benchZoomPan(b, tr, name)
+	})
+	b.Run("deep", func(b *testing.B) {
+		tr := synthtrace.Make(synthtrace.Spec{Zones: 10_000_000, Threads: 8, MaxDepth: 20, Seed: 11})
+		benchZoomPan(b, tr, "synthtrace 10M, 8 threads, depth 20")
+	})
+}
+
+func benchZoomPan(b *testing.B, tr *model.Trace, name string) {
+	br := newBrowser(b, tr, sanitize(b.Name()), 1600, 1000, 1)
 	var steps, refined, first []float64
 	b.ResetTimer()
 	for range b.N {

@@ -172,6 +172,8 @@ export function decodeTimeline(buf) {
     }
     off[off.length - 1] = n;
     lane.depthOff = off;
+    // Rows this answer uses: a lane is as tall as what is in view, as in Tracy.
+    lane.usedDepth = n ? maxDep + 1 : 0;
     items += n;
     lanes.push(lane);
   }

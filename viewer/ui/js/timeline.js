@@ -94,12 +94,19 @@ export class Timeline {
   layout() {
     const rows = [];
     let y = this.fixedH() + 4 - this.scrollY;
+    const byKey = this.dataByKey || new Map();
     for (const lane of this.lanes) {
       const collapsed = this.collapsed.has(lane.key);
       let h = HEAD_H;
       if (!collapsed) {
         if (lane.kind === "plot") h += PLOT_H;
-        else h += lane.depth * ROW_H + lane.locks.length * LOCK_H;
+        else {
+          // As deep as the zones in view (at least a row when the lane has
+          // zones): deep traces do not reserve empty rows.
+          const d = byKey.get(lane.key);
+          lane.rows = lane.depth === 0 ? 0 : Math.max(1, d ? d.usedDepth : 1);
+          h += lane.rows * ROW_H + lane.locks.length * LOCK_H;
+        }
       } else if (lane.kind !== "plot") h += 6;
       rows.push({ lane, y, h, collapsed });
       y += h + LANE_GAP;
@@ -218,6 +225,7 @@ export class Timeline {
         this.inflight = null;
         this.have = want;
         this.data = res[0];
+        this.dataByKey = new Map(this.data.lanes.map((l) => [l.kind === 0 ? "c" + l.thread : "g" + l.context + ":" + l.timeline, l]));
         this.frameRows = res.slice(1, 1 + sets.length).map(framesOf);
         this.lockData = res[1 + sets.length];
         this.msgData = res[2 + sets.length];
@@ -262,8 +270,7 @@ export class Timeline {
     ctx.rect(0, fixed, this.w, this.h - fixed);
     ctx.clip();
     this.drawFrameLines(k, fixed);
-    const byKey = new Map();
-    if (this.data) for (const l of this.data.lanes) byKey.set(l.kind === 0 ? "c" + l.thread : "g" + l.context + ":" + l.timeline, l);
+    const byKey = this.dataByKey || new Map();
     for (const r of rows) {
       if (r.y > this.h || r.y + r.h < fixed) continue;
       this.drawLane(r, byKey.get(r.lane.key), k);
@@ -429,8 +436,8 @@ export class Timeline {
       this.drawZones(lane, k, top, 0, 1, 5);
       return;
     }
-    this.drawZones(lane, k, top, 0, lane.depthOff.length - 1, ROW_H);
-    if (L.locks.length) this.drawLocks(r, k, top + L.depth * ROW_H);
+    this.drawZones(lane, k, top, 0, Math.min(L.rows, lane.depthOff.length - 1), ROW_H);
+    if (L.locks.length) this.drawLocks(r, k, top + L.rows * ROW_H);
   }
 
   drawZones(lane, k, top, d0, d1, rowH) {
@@ -762,7 +769,7 @@ export class Timeline {
       }
       if (r.collapsed || r.lane.kind === "plot") return { kind: "lane", row: r, t };
       const d = Math.floor((y - r.y - HEAD_H) / ROW_H);
-      const lane = this.data && this.data.lanes.find((l) => (l.kind === 0 ? "c" + l.thread : "g" + l.context + ":" + l.timeline) === r.lane.key);
+      const lane = this.dataByKey && this.dataByKey.get(r.lane.key);
       if (!lane || d >= lane.depthOff.length - 1) return { kind: "lane", row: r, t, d };
       const lo = lane.depthOff[d];
       const hi = lane.depthOff[d + 1];
@@ -1086,7 +1093,7 @@ export class Timeline {
     const rows = this.layout();
     const r = rows.find((x) => x.lane.key === key);
     if (!r) return;
-    const y = r.y + this.scrollY + HEAD_H + (depth || 0) * ROW_H;
+    const y = r.y + this.scrollY + HEAD_H + Math.min(depth || 0, r.lane.rows || 0) * ROW_H;
     const top = this.fixedH();
     if (y - this.scrollY < top + 10 || y - this.scrollY > this.h - ROW_H * 2) this.scrollY = Math.max(0, y - top - 60);
     this.draw();
