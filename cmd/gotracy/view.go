@@ -63,6 +63,10 @@ func init() {
 				if !public {
 					h = viewer.GuardHost(h)
 				}
+				// Catch the stop signal before announcing the URL: whoever
+				// reads it may stop the server at once.
+				ctx, stop := viewContext()
+				defer stop()
 				url := viewURL(ln.Addr().(*net.TCPAddr))
 				if public {
 					fmt.Fprintf(e.stderr, "gotracy view: warning: listening on %s, not only this machine: anyone who can reach it can read the trace\n", ln.Addr())
@@ -71,8 +75,6 @@ func init() {
 				if *open {
 					openBrowser(e, url)
 				}
-				ctx, stop := viewContext()
-				defer stop()
 				return serveView(ctx, ln, h)
 			}
 		},

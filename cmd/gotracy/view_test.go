@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -232,6 +233,16 @@ func TestViewUsage(t *testing.T) {
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%q: exit %d, want 2 (usage); stderr %s", args, code, errb.String())
 		}
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var out, errb bytes.Buffer
+	if code := run([]string{"view", "-http", taken.Addr().String(), writeSmallTrace(t)}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "cannot listen on "+taken.Addr().String()) || out.Len() != 0 {
+		t.Errorf("port taken: exit %d, stdout %q, stderr %q; want 1 and a cannot-listen error", code, out.String(), errb.String())
 	}
 	for _, f := range []string{filepath.Join(t.TempDir(), "missing.tracy"), t.TempDir()} {
 		var out, errb bytes.Buffer
