@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gotracy/gotracy/analysis"
@@ -24,6 +25,7 @@ import (
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 	"github.com/gotracy/gotracy/viewer/lod"
+	"github.com/klauspost/compress/gzip"
 )
 
 // The page ships inside the binary: `gotracy view` works offline, with no
@@ -129,7 +131,8 @@ func (s *Server) routes() {
 		m.HandleFunc("GET /api/v1/"+path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Cache-Control", "no-store")
 			w.Header().Set("X-Content-Type-Options", "nosniff")
-			if err := h(w, r); err != nil {
+			aw := &apiWriter{ResponseWriter: w, gzip: acceptsGzip(r)}
+			if err := h(aw, r); err != nil {
 				writeError(w, err)
 			}
 		})
@@ -197,6 +200,33 @@ func writeError(w http.ResponseWriter, err error) {
 	w.Write(append(b, '\n'))
 }
 
+// apiWriter carries whether the client takes gzip to writeJSON.
+type apiWriter struct {
+	http.ResponseWriter
+	gzip bool
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// gzipMin is the JSON size from which answers are compressed: big tables
+// (statistics of thousands of locations, long find pages) shrink several
+// times, which matters once the viewer is served beyond loopback. The
+// binary timeline and PNGs are already compact and are sent as they are.
+const gzipMin = 16 << 10
+
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return zw
+}}
+
 // writeJSON answers v as JSON with a Content-Length, so a client can tell
 // a cut-off answer from a whole one.
 func writeJSON(w http.ResponseWriter, v any) error {
@@ -208,8 +238,27 @@ func writeJSON(w http.ResponseWriter, v any) error {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
-	_, err := w.Write(b.Bytes())
+	body := b.Bytes()
+	if aw, ok := w.(*apiWriter); ok {
+		h.Add("Vary", "Accept-Encoding")
+		if aw.gzip && len(body) >= gzipMin {
+			var z bytes.Buffer
+			zw := gzipPool.Get().(*gzip.Writer)
+			zw.Reset(&z)
+			_, err := zw.Write(body)
+			if err == nil {
+				err = zw.Close()
+			}
+			gzipPool.Put(zw)
+			if err != nil {
+				return err
+			}
+			h.Set("Content-Encoding", "gzip")
+			body = z.Bytes()
+		}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, err := w.Write(body)
 	return err
 }
 

@@ -1,6 +1,8 @@
 package viewer
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -409,5 +411,48 @@ func TestAPIConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestAPIGzip: a big JSON answer is gzipped for a client that takes it,
+// and decompresses to the plain answer; small ones and the binary
+// timeline are sent as they are.
+func TestAPIGzip(t *testing.T) {
+	ts := newTestServer(t, synthTrace(20000, 2))
+	fetch := func(path, enc string) (*http.Response, []byte) {
+		req, _ := http.NewRequest("GET", ts.URL+path, nil)
+		req.Header.Set("Accept-Encoding", enc)
+		resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+	const big = "/api/v1/find?srcloc=1&limit=2000"
+	plainResp, plain := fetch(big, "identity")
+	zResp, zb := fetch(big, "br, gzip;q=0.8")
+	if plainResp.Header.Get("Content-Encoding") != "" || zResp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("encodings %q and %q", plainResp.Header.Get("Content-Encoding"), zResp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unz, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(unz, plain) || len(zb)*2 > len(plain) {
+		t.Errorf("gzip: %d bytes to %d, equal %v, err %v", len(plain), len(zb), bytes.Equal(unz, plain), err)
+	}
+	if r, _ := fetch(big, "gzip;q=0"); r.Header.Get("Content-Encoding") != "" {
+		t.Errorf("gzip;q=0 still got gzip")
+	}
+	for _, p := range []string{"/api/v1/lanes", "/api/v1/timeline?width=2000"} {
+		if r, _ := fetch(p, "gzip"); r.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: gzipped", p)
+		}
 	}
 }
