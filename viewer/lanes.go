@@ -3,7 +3,6 @@ package viewer
 import (
 	"net/http"
 
-	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/viewer/lod"
 )
@@ -210,5 +209,3 @@ func (s *Server) apiSrcLocs(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeJSON(w, out)
 }
-
-var _ = analysis.FormatTime

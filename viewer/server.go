@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -187,7 +188,8 @@ func notFound(format string, args ...any) error {
 func writeError(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	msg := err.Error()
-	if ae, ok := err.(*apiError); ok {
+	var ae *apiError
+	if errors.As(err, &ae) {
 		code = ae.code
 	}
 	b, _ := json.Marshal(struct {

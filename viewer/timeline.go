@@ -19,8 +19,13 @@ type timelineBuf struct {
 }
 
 // maxPooled keeps one giant answer (a 16384-pixel JSON dump) from pinning
-// its buffer in the pool forever.
-const maxPooled = 4 << 20
+// its buffers in the pool forever: bytes of the body, items of the answer.
+const (
+	maxPooled      = 4 << 20
+	maxPooledItems = 1 << 17
+	// maxItemsParam bounds maxitems: 200,000 items are about 2 MB binary.
+	maxItemsParam = 200_000
+)
 
 func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) error {
 	if err := checkParams(r, "t0", "t1", "width", "minpx", "maxitems", "format"); err != nil {
@@ -28,14 +33,14 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := params{r: r}
 	q := s.window(&p, true)
-	q.MaxItems = int(p.int("maxitems", 0, 0, 1<<20))
+	q.MaxItems = int(p.int("maxitems", 0, 0, maxItemsParam))
 	format := p.oneOf("format", "binary", "json")
 	if p.err != nil {
 		return p.err
 	}
 	buf := s.tlPool.Get().(*timelineBuf)
 	defer func() {
-		if cap(buf.out) <= maxPooled {
+		if cap(buf.out) <= maxPooled && buf.tl.Items() <= maxPooledItems {
 			s.tlPool.Put(buf)
 		}
 	}()
