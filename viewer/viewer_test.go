@@ -298,9 +298,17 @@ func TestPageEmbedded(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(strings.ToLower(string(body)), "<html") {
 		t.Fatalf("GET /: %d %s", code, ct)
 	}
+	resp, err := ts.Client().Get(ts.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "connect-src 'self'") {
+		t.Errorf("page CSP %q: want nothing but the server itself", csp)
+	}
 	external := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//|from\s+["'](https?:)?//|import\(\s*["'](https?:)?//|url\(\s*["']?(https?:)?//`)
 	n := 0
-	err := fs.WalkDir(uiFiles, "ui", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(uiFiles, "ui", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
