@@ -10,12 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/viewer"
 )
 
@@ -54,8 +54,9 @@ func init() {
 				if err != nil {
 					return err
 				}
-				r := newInfoReport(args[0], rep, analysis.Summarize(t))
-				s, err := viewer.New(t, viewer.WithReport(&r.Report))
+				// The viewer builds the report `info --json` prints
+				// (tracereport.New), alongside its index.
+				s, err := viewer.New(t, viewer.WithFileInfo(args[0], rep))
 				if err != nil {
 					return err
 				}
@@ -71,7 +72,7 @@ func init() {
 				if public {
 					fmt.Fprintf(e.stderr, "gotracy view: warning: listening on %s, not only this machine: anyone who can reach it can read the trace\n", ln.Addr())
 				}
-				fmt.Fprintf(e.stdout, "gotracy view: serving %s at %s (Ctrl-C to stop)\n", r.File.Name, url)
+				fmt.Fprintf(e.stdout, "gotracy view: serving %s at %s (Ctrl-C to stop)\n", filepath.Base(args[0]), url)
 				if *open {
 					openBrowser(e, url)
 				}
