@@ -76,11 +76,26 @@ export function frameColor(ns, targetNs) {
 export class Palette {
   constructor(srclocs) {
     this.base = new Map();
+    this.styles = new Map();
     for (const s of srclocs || []) {
       const key = (s.function || "") + "\u0000" + (s.name || "") || String(s.id);
       this.base.set(s.id, s.color ? s.color >>> 0 : hashColor(key));
     }
   }
+  // style is zone()'s colour as drawn: fill, outline and label ink as CSS
+  // strings, cached per (colour, depth) so a draw computes none per item.
+  style(id, own, d) {
+    const c = own || this.base.get(id) || hashColor(String(id));
+    const key = c * 64 + Math.min(d, 63);
+    let s = this.styles.get(key);
+    if (s === undefined) {
+      const z = this.zone(id, own, d);
+      s = { fill: css(z), edge: css(shade(z, 0.62)), ink: luminance(z) > 0.62 ? "#111317" : "#ffffff" };
+      this.styles.set(key, s);
+    }
+    return s;
+  }
+
   // zone returns the fill for a zone of source location id at depth d;
   // own is the colour the answer carried (0 = none).
   zone(id, own, d) {

@@ -54,6 +54,8 @@ async function boot() {
   const s = trace.summary || {};
   $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), fmt.int(s.zones ?? 0) + " zones", fmt.int(s.frames ?? 0) + " frames"].join(" · ");
   $("#boot").remove();
+  if (window.__gotracyPerf) window.__gotracyPerf.boot = performance.now();
+  else window.__gotracyPerf = { steps: [], fromEvent: [], refined: [], fetches: [], firstDraw: null, draws: 0, dataDraws: 0, boot: performance.now() };
 
   let hashTimer = null;
   let routing = false;

@@ -22,6 +22,9 @@ const MIN_SPAN = 50; // ns: the deepest zoom
 const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
 const FONT_SMALL = "11px system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
 const BG = "#1b1d22";
+const MERGED = "#3a404e";
+const MERGED_EDGE = "#7d879b";
+const MERGED_ZIG = "#6f7a91";
 const BG_LANE = "#202329";
 const TEXT = "#e6e6e6";
 const DIM = "#9aa0aa";
@@ -54,7 +57,7 @@ export class Timeline {
     this.inflight = null;
     this.want = null;
     this.textW = new Map();
-    this.perf = (window.__gotracyPerf = window.__gotracyPerf || { steps: [], refined: [], fetches: [], firstDraw: null, draws: 0, dataDraws: 0 });
+    this.perf = (window.__gotracyPerf = window.__gotracyPerf || { steps: [], fromEvent: [], refined: [], fetches: [], firstDraw: null, draws: 0, dataDraws: 0 });
     this.pendingInputs = [];
     this.hatch = this.makeHatch();
     this.buildLanes();
@@ -140,6 +143,7 @@ export class Timeline {
     this.dpr = dpr;
     this.canvas.width = Math.round(this.w * dpr);
     this.canvas.height = Math.round(this.h * dpr);
+    this.curFont = null; // resizing a canvas resets its state
     this.canvas.style.width = this.w + "px";
     this.canvas.style.height = this.h + "px";
     this.draw();
@@ -319,7 +323,7 @@ export class Timeline {
       const x = Math.round(this.x(t, k)) + 0.5;
       ctx.fillRect(x, RULER_H - 5, 1, 4);
     }
-    ctx.font = FONT_SMALL;
+    this.setFont(FONT_SMALL);
     ctx.textBaseline = "middle";
     ctx.textAlign = "left";
     const firstMajor = Math.ceil(this.t0 / step) * step;
@@ -346,7 +350,7 @@ export class Timeline {
       ctx.fillStyle = s % 2 ? "#1e2126" : "#1a1c21";
       ctx.fillRect(0, y, this.w, FRAMESET_H);
       const spans = this.frameRows[s] || [];
-      ctx.font = FONT_SMALL;
+      this.setFont(FONT_SMALL);
       ctx.textBaseline = "middle";
       for (let i = 0; i < spans.length; i++) {
         const f = spans[i];
@@ -411,13 +415,13 @@ export class Timeline {
       ctx.lineTo(11, ty + 3);
     }
     ctx.fill();
-    ctx.font = "600 " + FONT;
+    this.setFont("600 " + FONT);
     ctx.textBaseline = "middle";
     ctx.textAlign = "left";
     ctx.fillStyle = L.kind === "gpu" ? "#f0b46a" : L.kind === "plot" ? "#8fd19e" : TEXT;
     ctx.fillText(L.title, 22, ty);
     const tw = this.measure(L.title, "600 " + FONT);
-    ctx.font = FONT_SMALL;
+    this.setFont(FONT_SMALL);
     ctx.fillStyle = FAINT;
     let sub = "";
     if (L.kind === "cpu") sub = fmt.int(L.meta.zones) + " zones" + (L.meta.is_fiber ? " · fiber" : "");
@@ -449,6 +453,7 @@ export class Timeline {
     const vt1 = this.t1;
     const W = this.w;
     const labels = [];
+    const zz = new Path2D();
     const sel = this.selected;
     const laneKey = lane.kind === 0 ? "c" + lane.thread : "g" + lane.context + ":" + lane.timeline;
     for (let d = d0; d < d1; d++) {
@@ -475,27 +480,32 @@ export class Timeline {
         const w = x1 - x0;
         const h = rowH - 1;
         if (flags[i] & api.FLAG_MERGED) {
-          ctx.fillStyle = this.hatch;
+          // A merged run: a dark block crossed by a zig-zag, as Tracy draws
+          // runs of zones too small to show (all zig-zags go into one path,
+          // stroked once below: cheaper than a pattern fill).
+          ctx.fillStyle = MERGED;
           lastFill = "";
           ctx.fillRect(x0, y, w, h);
-          if (w > 4 && rowH > 8) {
-            ctx.fillStyle = "#8a93a6";
-            ctx.fillRect(x0, y, w, 1);
-            ctx.fillRect(x0, y + h - 1, w, 1);
+          if (rowH > 8) {
+            if (w > 4) {
+              ctx.fillStyle = MERGED_EDGE;
+              ctx.fillRect(x0, y, w, 1);
+              ctx.fillRect(x0, y + h - 1, w, 1);
+            }
+            zig(zz, x0, w, y + 3, h - 6);
           }
           if (w > 34 && rowH > 8) labels.push(i, x0, w, y, 1);
           continue;
         }
-        const c = pal.zone(srcloc[i], color[i], d);
-        const fill = css(c);
-        if (fill !== lastFill) {
-          ctx.fillStyle = fill;
-          lastFill = fill;
+        const st = pal.style(srcloc[i], color[i], d);
+        if (st.fill !== lastFill) {
+          ctx.fillStyle = st.fill;
+          lastFill = st.fill;
         }
         ctx.fillRect(x0, y, w, h);
         if (w > 5 && rowH > 8) {
           // Tracy outlines zones in a darker shade of their colour.
-          ctx.fillStyle = css(shade(c, 0.62));
+          ctx.fillStyle = st.edge;
           ctx.fillRect(x0, y + h - 1, w, 1);
           ctx.fillRect(x0 + w - 1, y, 1, h);
           lastFill = "";
@@ -508,6 +518,9 @@ export class Timeline {
         if (w > 18 && rowH > 8) labels.push(i, x0, w, y, 0);
       }
     }
+    ctx.strokeStyle = MERGED_ZIG;
+    ctx.lineWidth = 1;
+    ctx.stroke(zz);
     // Labels after the boxes: one font, clipped with an ellipsis.
     for (let j = 0; j < labels.length; j += 5) {
       const i = labels[j];
@@ -523,8 +536,7 @@ export class Timeline {
         const sl = srclocs.get(srcloc[i]);
         name = sl ? sl.name || sl.function : "?";
       }
-      const c = pal.zone(srcloc[i], color[i], lane.dep[i]);
-      this.text(name, x0, w, y + rowH / 2, luminance(c) > 0.62 ? "#111317" : "#ffffff", true);
+      this.text(name, x0, w, y + rowH / 2, pal.style(srcloc[i], color[i], lane.dep[i]).ink, true);
     }
   }
 
@@ -544,7 +556,7 @@ export class Timeline {
         ctx.fillStyle = s.state === "wait" ? "#c0392b" : s.state === "hold_contended" || s.state === "contended" ? "#d68a1d" : "#3f8f4f";
         ctx.fillRect(x0, y + 2, Math.max(1, x1 - x0), LOCK_H - 5);
       }
-      ctx.font = FONT_SMALL;
+      this.setFont(FONT_SMALL);
       ctx.textBaseline = "middle";
       ctx.textAlign = "left";
       ctx.fillStyle = "rgba(27,29,34,0.8)";
@@ -561,24 +573,34 @@ export class Timeline {
     if (!ticks.length) return;
     const ctx = this.ctx;
     const y = r.y + HEAD_H - 1;
+    const one = new Path2D();
+    const many = new Path2D();
     for (const m of ticks) {
       const x = this.x(m.time ?? m.start, k);
       if (x < -6 || x > this.w + 6) continue;
       const x1 = Math.max(x, this.x(m.end, k));
-      ctx.fillStyle = m.count > 1 ? "#c8a2ff" : "#e6d3ff";
-      ctx.beginPath();
-      ctx.moveTo(x - 4, y - 5);
-      ctx.lineTo(x1 + 4, y - 5);
-      ctx.lineTo((x + x1) / 2, y);
-      ctx.closePath();
-      ctx.fill();
+      const p = m.count > 1 ? many : one;
+      p.moveTo(x - 4, y - 5);
+      p.lineTo(x1 + 4, y - 5);
+      p.lineTo((x + x1) / 2, y);
+      p.closePath();
     }
+    ctx.fillStyle = "#e6d3ff";
+    ctx.fill(one);
+    ctx.fillStyle = "#c8a2ff";
+    ctx.fill(many);
   }
 
   drawPlot(r, k) {
     const ctx = this.ctx;
     const p = r.lane.meta;
-    const b = this.plotData.get(p.index) || [];
+    const all = this.plotData.get(p.index) || [];
+    // Only the buckets on screen (the answer spans half a screen each side).
+    let lo0 = 0;
+    let hi0 = all.length;
+    while (lo0 < hi0 - 1 && all[lo0 + 1].start < this.t0) lo0++;
+    while (hi0 > lo0 + 1 && all[hi0 - 2].end > this.t1) hi0--;
+    const b = lo0 === 0 && hi0 === all.length ? all : all.slice(lo0, hi0);
     const top = r.y + HEAD_H + 4;
     const h = PLOT_H - 10;
     ctx.fillStyle = "#1d2025";
@@ -612,25 +634,27 @@ export class Timeline {
     ctx.fill();
     ctx.globalAlpha = 1;
     ctx.beginPath();
-    let first = true;
+    let prevY = null;
     for (const q of b) {
       const xs = this.x(q.start, k);
       const xe = this.x(q.end, k);
-      if (first) ctx.moveTo(xs, yv(q.open));
-      else if (p.steps) ctx.lineTo(xs, ctx.__lastY ?? yv(q.open));
+      if (prevY === null) ctx.moveTo(xs, yv(q.open));
+      else if (p.steps) ctx.lineTo(xs, prevY); // hold the last value until the next point
       ctx.lineTo(xs, yv(q.open));
       ctx.lineTo(xe, yv(q.close));
-      first = false;
+      prevY = yv(q.close);
     }
     ctx.stroke();
     // Bucket ranges (min..max in one pixel group) as vertical strokes.
+    const ranges = new Path2D();
     for (const q of b) {
       if (q.count > 1 && q.max > q.min) {
         const x = Math.round(this.x(q.start, k));
-        ctx.fillRect(x, yv(q.max), 1, Math.max(1, yv(q.min) - yv(q.max)));
+        ranges.rect(x, yv(q.max), 1, Math.max(1, yv(q.min) - yv(q.max)));
       }
     }
-    ctx.font = FONT_SMALL;
+    ctx.fill(ranges);
+    this.setFont(FONT_SMALL);
     ctx.textAlign = "right";
     ctx.textBaseline = "top";
     ctx.fillStyle = DIM;
@@ -661,7 +685,7 @@ export class Timeline {
     ctx.fillRect(Math.round(x0), 0, 1, this.h);
     ctx.fillRect(Math.round(x1), 0, 1, this.h);
     const label = fmt.time(Math.abs(this.sel.t1 - this.sel.t0));
-    ctx.font = "600 " + FONT;
+    this.setFont("600 " + FONT);
     const tw = this.measure(label, "600 " + FONT);
     const cx = Math.min(Math.max((x0 + x1) / 2, tw / 2 + 8), this.w - tw / 2 - 8);
     ctx.fillStyle = "#2d5fa8";
@@ -674,14 +698,24 @@ export class Timeline {
     ctx.textAlign = "left";
   }
 
+  // setFont sets the canvas font only when it changes: parsing a font
+  // string costs more than drawing a rectangle.
+  setFont(f) {
+    if (this.curFont !== f) {
+      this.ctx.font = f;
+      this.curFont = f;
+    }
+  }
+
   measure(s, font) {
-    const key = font + "\u0000" + s;
-    let w = this.textW.get(key);
+    let m = this.textW.get(font);
+    if (!m) this.textW.set(font, (m = new Map()));
+    let w = m.get(s);
     if (w === undefined) {
-      this.ctx.font = font;
+      this.setFont(font);
       w = this.ctx.measureText(s).width;
-      if (this.textW.size > 20000) this.textW.clear();
-      this.textW.set(key, w);
+      if (m.size > 20000) m.clear();
+      m.set(s, w);
     }
     return w;
   }
@@ -694,7 +728,7 @@ export class Timeline {
     const vx1 = Math.min(x0 + w, this.w);
     const room = vx1 - vx0 - 8;
     if (room < 10) return;
-    ctx.font = FONT;
+    this.setFont(FONT);
     ctx.fillStyle = color;
     ctx.textBaseline = "middle";
     const tw = this.measure(s, FONT);
@@ -809,6 +843,7 @@ export class Timeline {
       (e) => {
         e.preventDefault();
         const tIn = performance.now();
+        const tEv = inputTime(e, tIn);
         const [x] = pos(e);
         if (e.shiftKey && !e.ctrlKey) {
           this.scrollBy(e.deltaY || e.deltaX);
@@ -820,7 +855,7 @@ export class Timeline {
           const dy = e.deltaMode === 1 ? e.deltaY * 40 : e.deltaY;
           this.zoomAt(x, Math.pow(1.0018, Math.max(-400, Math.min(400, dy))));
         }
-        this.stepDone(tIn);
+        this.stepDone(tIn, tEv);
       },
       { passive: false },
     );
@@ -840,6 +875,7 @@ export class Timeline {
         return;
       }
       const tIn = performance.now();
+      const tEv = inputTime(e, tIn);
       if (!d.moved && Math.abs(x - d.x0) + Math.abs(y - d.y0) < 4) return;
       d.moved = true;
       if (d.select) {
@@ -852,7 +888,7 @@ export class Timeline {
       const dt = ((x - d.x0) / this.w) * span;
       this.scrollY = Math.max(0, Math.min(d.sy - (y - d.y0), Math.max(0, this.contentH - (this.h - this.fixedH()) + 20)));
       this.setView(d.t0 - dt, d.t1 - dt);
-      this.stepDone(tIn);
+      this.stepDone(tIn, tEv);
       this.hideTip();
     });
     window.addEventListener("mouseup", (e) => {
@@ -878,6 +914,7 @@ export class Timeline {
   onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const tIn = performance.now();
+    const tEv = inputTime(e, tIn);
     const cx = this.mouseX ?? this.w / 2;
     switch (e.key) {
       case "w":
@@ -930,14 +967,15 @@ export class Timeline {
         return;
     }
     e.preventDefault();
-    this.stepDone(tIn);
+    this.stepDone(tIn, tEv);
   }
 
   // stepDone records one input's latency to its finished draw, and
   // remembers the input for the refined draw its data request brings.
-  stepDone(tIn) {
+  stepDone(tIn, tEv) {
     const now = performance.now();
     this.perf.steps.push(now - tIn);
+    this.perf.fromEvent.push(now - tEv);
     this.pendingInputs.push(tIn);
   }
 
@@ -1100,6 +1138,14 @@ export class Timeline {
   }
 }
 
+// inputTime is when the browser created the input event (same clock as
+// performance.now()), so a step's time includes any wait for the page's
+// main thread, not just the handler.
+function inputTime(e, now) {
+  const t = e && e.timeStamp;
+  return t > 0 && t <= now && now - t < 10000 ? t : now;
+}
+
 function soft(err) {
   if (err && err.name === "AbortError") throw err;
   return null; // an optional layer (locks, plots) the server cannot give
@@ -1139,6 +1185,21 @@ function messageTicks(data, thread) {
   const list = Array.isArray(data) ? data : data.threads || [];
   const t = list.find((x) => x.thread === thread);
   return t ? t.ticks || t.spans || [] : [];
+}
+
+// zig adds a zig-zag across [x0, x0+w] between y and y+h to path p.
+function zig(p, x0, w, y, h) {
+  const step = 3;
+  let x = Math.max(x0, -4);
+  const end = Math.min(x0 + w, 100000);
+  if (end - x < 2) return;
+  p.moveTo(x, y + h);
+  let up = true;
+  for (x += step; x < end; x += step) {
+    p.lineTo(x, up ? y : y + h);
+    up = !up;
+  }
+  p.lineTo(end, up ? y : y + h);
 }
 
 function niceStep(raw) {
