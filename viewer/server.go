@@ -81,8 +81,8 @@ func WithName(name string) Option {
 	return func(c *config) { c.name = name }
 }
 
-// WithReport serves r as /api/v1/trace verbatim; `gotracy view` passes
-// the report it built with the same code `gotracy info` uses.
+// WithReport serves r as /api/v1/trace (a report without a summary gets
+// the trace's), for a caller that already built it with tracereport.New.
 func WithReport(r *tracereport.Report) Option {
 	return func(c *config) { c.report = r }
 }
@@ -111,6 +111,11 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 		switch {
 		case c.report != nil:
 			s.report = c.report
+			if s.report.Summary == nil {
+				r := *c.report
+				r.Summary = analysis.Summarize(t)
+				s.report = &r
+			}
 		case c.rep != nil:
 			s.report = tracereport.New(c.path, c.rep, analysis.Summarize(t))
 		default:

@@ -15,7 +15,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gotracy/gotracy/internal/tracereport"
 	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/tracefile"
 	"github.com/gotracy/gotracy/viewer/lod"
 )
 
@@ -462,5 +464,26 @@ func TestAPIGzip(t *testing.T) {
 		if r, _ := fetch(p, "gzip"); r.Header.Get("Content-Encoding") != "" {
 			t.Errorf("%s: gzipped", p)
 		}
+	}
+}
+
+func TestAPITraceOptions(t *testing.T) {
+	tr := smallTrace(t)
+	var r tracereport.Report
+	getJSON(t, newTestServer(t, tr, WithName("cap")), "/api/v1/trace", &r)
+	if r.File.Name != "cap" || r.Summary == nil || r.Summary.Zones != 19 || r.Summary.LastTime != 13000 {
+		t.Errorf("WithName: %+v", r)
+	}
+	getJSON(t, newTestServer(t, tr, WithReport(&tracereport.Report{File: tracereport.File{Name: "given", Streams: 3}})), "/api/v1/trace", &r)
+	if r.File.Name != "given" || r.File.Streams != 3 || r.Summary == nil || r.Summary.Zones != 19 {
+		t.Errorf("WithReport without summary: %+v", r)
+	}
+	rep := &tracefile.Report{Version: 0x000E0000, Compression: "Zstd", Streams: 4, FileBytes: 10, PayloadBytes: 40}
+	getJSON(t, newTestServer(t, tr, WithFileInfo("/some/dir/x.tracy", rep)), "/api/v1/trace", &r)
+	if r.File.Name != "x.tracy" || r.File.Compression != "Zstd" || r.File.PayloadBytes != 40 {
+		t.Errorf("WithFileInfo: %+v", r.File)
+	}
+	if _, err := New(nil); err == nil {
+		t.Error("New(nil) succeeded")
 	}
 }
