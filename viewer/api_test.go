@@ -814,3 +814,38 @@ func TestAPIStatisticsEqualsWriteCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestFindBinsMatchEdges: every value lands in the bin whose edges hold
+// it (up to float rounding at an edge), on both scales.
+func TestFindBinsMatchEdges(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, logBins := range []bool{false, true} {
+		for _, c := range []struct{ lo, hi int64 }{{10, 3621792}, {1, 2}, {5, 5}, {0, 100}} {
+			d := []int64{c.lo, c.hi}
+			for range 2000 {
+				d = append(d, c.lo+r.Int64N(c.hi-c.lo+1))
+			}
+			h := (&Server{}).findHistogram(&statsCache{hists: map[histKey]*histogram{}}, histKey{0, false, 37, logBins}, func() []int64 { return d })
+			lo, hi := float64(c.lo), float64(c.hi)
+			if logBins {
+				lo = max(lo, 1)
+				hi = max(hi, lo)
+			}
+			bn := newBinner(lo, hi, 37, logBins)
+			var n uint64
+			for _, v := range d {
+				b := bn.bin(float64(v))
+				fv := max(float64(v), lo)
+				if hi > lo && (fv < h.edges[b]*(1-1e-9) || fv > h.edges[b+1]*(1+1e-9)) {
+					t.Errorf("log=%v %d..%d: %d in bin %d [%v, %v]", logBins, c.lo, c.hi, v, b, h.edges[b], h.edges[b+1])
+				}
+			}
+			for _, k := range h.counts {
+				n += k
+			}
+			if n != uint64(len(d)) || h.min != c.lo || h.max != c.hi {
+				t.Errorf("log=%v %d..%d: %d counted of %d, range %d..%d", logBins, c.lo, c.hi, n, len(d), h.min, h.max)
+			}
+		}
+	}
+}

@@ -128,8 +128,9 @@ func (s *Server) findHistogram(c *statsCache, key histKey, durs func() []int64) 
 		}
 	}
 	h.edges[bins] = hi
+	bn := newBinner(lo, hi, bins, key.log)
 	for _, v := range d {
-		b := binOf(float64(v), lo, hi, bins, key.log)
+		b := bn.bin(float64(v))
 		h.counts[b]++
 		h.total[b] += v
 	}
@@ -142,17 +143,33 @@ func (s *Server) findHistogram(c *statsCache, key histKey, durs func() []int64) 
 	return h
 }
 
-func binOf(v, lo, hi float64, bins int, logBins bool) int {
-	if hi <= lo {
-		return 0
-	}
-	var f float64
+// binner maps a duration to its bin with one multiplication (and, on a
+// log scale, one logarithm): it runs once per instance, ten million times
+// for a big location.
+type binner struct {
+	lo, scale float64
+	bins      int
+	log       bool
+}
+
+func newBinner(lo, hi float64, bins int, logBins bool) binner {
+	bn := binner{bins: bins, log: logBins, lo: lo}
+	span := hi - lo
 	if logBins {
-		f = math.Log(max(v, lo)/lo) / math.Log(hi/lo)
-	} else {
-		f = (v - lo) / (hi - lo)
+		bn.lo = math.Log(lo)
+		span = math.Log(hi) - bn.lo
 	}
-	return min(max(int(f*float64(bins)), 0), bins-1)
+	if span > 0 {
+		bn.scale = float64(bins) / span
+	}
+	return bn
+}
+
+func (bn binner) bin(v float64) int {
+	if bn.log {
+		v = math.Log(max(v, 1))
+	}
+	return min(max(int((v-bn.lo)*bn.scale), 0), bn.bins-1)
 }
 
 // findOrder is the order of a location's instances for one sort (nil:
