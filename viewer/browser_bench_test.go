@@ -85,7 +85,7 @@ func benchZoomPan(b *testing.B, tr *model.Trace, name string) {
 		br.waitDrawn()
 		var fd struct {
 			FirstDraw, Boot float64
-			Fetch          struct{ Ms, Bytes, Items float64 }
+			Fetch           struct{ Ms, Bytes, Items float64 }
 		}
 		br.eval(`({firstDraw: __gotracyPerf.firstDraw, boot: __gotracyPerf.boot, fetch: __gotracyPerf.fetches[0]})`, &fd)
 		first = append(first, fd.FirstDraw)
@@ -135,6 +135,9 @@ func benchZoomPan(b *testing.B, tr *model.Trace, name string) {
 			b.Fatalf("the page timed %d of %d steps", len(got.Steps), n)
 		}
 		steps = append(steps, got.Steps...)
+		if os.Getenv("GOTRACY_BENCH_STEPS") != "" {
+			b.Logf("steps (ms, in order): %.1f", got.Steps)
+		}
 		refined = append(refined, got.Refined...)
 		fromEvent = append(fromEvent, got.FromEvent...)
 	}
