@@ -51,6 +51,11 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if format == "json" {
+		for i := range buf.tl.Lanes {
+			if buf.tl.Lanes[i].Items == nil {
+				buf.tl.Lanes[i].Items = []lod.Item{} // [] rather than null for JSON readers
+			}
+		}
 		jb := bytes.NewBuffer(buf.out[:0])
 		if err := json.NewEncoder(jb).Encode(&buf.tl); err != nil {
 			return err

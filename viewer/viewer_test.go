@@ -184,6 +184,11 @@ func TestAPITimelineSmall(t *testing.T) {
 	if merged == 0 || count != 13 || tl.Lanes[0].Zones != 13 {
 		t.Errorf("10 px: %d merged items, counts sum %d (lane says %d), want merges and 13", merged, count, tl.Lanes[0].Zones)
 	}
+	// A window with no zones: lanes with empty item lists, not null.
+	_, _, empty := get(t, ts, "/api/v1/timeline?t0=20000&t1=30000&width=10&format=json")
+	if strings.Contains(string(empty), "null") || !strings.Contains(string(empty), `"items":[]`) {
+		t.Errorf("empty window: %s", empty)
+	}
 	code, ct, body := get(t, ts, "/api/v1/timeline?t0=0&t1=13000&width=10")
 	if code != 200 || ct != "application/octet-stream" || !strings.HasPrefix(string(body), lod.BinaryMagic) {
 		t.Errorf("binary: %d %q %q", code, ct, body[:min(8, len(body))])
