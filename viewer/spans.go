@@ -97,6 +97,9 @@ func (s *Server) apiPlot(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return lodError(err)
 	}
+	if b.buckets == nil {
+		b.buckets = []lod.Bucket{}
+	}
 	return writeJSON(w, struct {
 		ID      int          `json:"id"`
 		Buckets []lod.Bucket `json:"buckets"`

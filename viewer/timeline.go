@@ -51,6 +51,9 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if format == "json" {
+		if buf.tl.Lanes == nil {
+			buf.tl.Lanes = []lod.Lane{}
+		}
 		for i := range buf.tl.Lanes {
 			if buf.tl.Lanes[i].Items == nil {
 				buf.tl.Lanes[i].Items = []lod.Item{} // [] rather than null for JSON readers

@@ -291,6 +291,9 @@ func TestAPIPlotKeepsSpikes(t *testing.T) {
 	if n != 200_000 || top != 1000 || len(pl.Buckets) > 100 {
 		t.Errorf("%d buckets hold %d points, max %v; want <= 100, 200000, 1000", len(pl.Buckets), n, top)
 	}
+	if _, _, b := get(t, newTestServer(t, model.NewBuilder().Finish()), "/api/v1/lanes"); strings.Contains(string(b), "null") {
+		t.Errorf("empty trace lanes: %s", b)
+	}
 	getJSON(t, ts, "/api/v1/plot?id=0&t0=1000005&t1=1000095&width=10", &pl)
 	if len(pl.Buckets) != 11 || pl.Buckets[0].Start != 1000000 || pl.Buckets[10].Start != 1000100 {
 		t.Errorf("inner window: %d buckets %+v", len(pl.Buckets), pl.Buckets)
@@ -490,5 +493,28 @@ func TestAPITraceOptions(t *testing.T) {
 	}
 	if _, err := New(nil); err == nil {
 		t.Error("New(nil) succeeded")
+	}
+}
+
+// TestAPIEmptyTrace: a trace with nothing in it answers every endpoint
+// without a 500, with empty lists rather than nulls.
+func TestAPIEmptyTrace(t *testing.T) {
+	ts := newTestServer(t, model.NewBuilder().Finish())
+	for _, c := range []struct {
+		path string
+		code int
+	}{
+		{"/api/v1/trace", 200}, {"/api/v1/lanes", 200}, {"/api/v1/srclocs", 200}, {"/api/v1/timeline?width=10&format=json", 200},
+		{"/api/v1/timeline?width=10", 200}, {"/api/v1/statistics", 200}, {"/api/v1/find?srcloc=1", 404}, {"/api/v1/zone?thread=0&index=0", 404},
+		{"/api/v1/zoneat?thread=0&t=0&depth=0", 404}, {"/api/v1/callstack?id=1", 404}, {"/api/v1/frames?width=10", 200},
+		{"/api/v1/plot?id=0&width=10", 404}, {"/api/v1/locks?width=10", 200}, {"/api/v1/messages?width=10", 200},
+		{"/api/v1/messagelist", 200}, {"/api/v1/frameimages", 200}, {"/api/v1/frameimage?frame=0", 404}, {"/api/v1/sources", 200},
+		{"/api/v1/source?file=a", 404},
+	} {
+		code, _, body := get(t, ts, c.path)
+		// trace is info --json's object, nulls and all.
+		if code != c.code || (code == 200 && c.path != "/api/v1/trace" && strings.Contains(string(body), "null")) {
+			t.Errorf("GET %s: %d %s, want %d without nulls", c.path, code, body, c.code)
+		}
 	}
 }
