@@ -43,14 +43,22 @@ func checkParams(r *http.Request, known ...string) error {
 // a handler reads everything and checks once.
 type params struct {
 	r   *http.Request
+	q   url.Values // parsed once, on first use
 	err error
+}
+
+func (p *params) values() url.Values {
+	if p.q == nil {
+		p.q = p.r.URL.Query()
+	}
+	return p.q
 }
 
 func (p *params) raw(name string) (string, bool) {
 	if p.err != nil {
 		return "", false
 	}
-	v := p.r.URL.Query()
+	v := p.values()
 	if _, ok := v[name]; !ok {
 		return "", false
 	}
@@ -78,7 +86,7 @@ func (p *params) int(name string, def, lo, hi int64) int64 {
 // need reads a required integer parameter in lo..hi.
 func (p *params) need(name string, lo, hi int64) int64 {
 	if p.err == nil {
-		if _, ok := p.r.URL.Query()[name]; !ok {
+		if _, ok := p.values()[name]; !ok {
 			p.err = badRequest("parameter %s is required", name)
 			return 0
 		}
