@@ -1,7 +1,9 @@
-// The frame-time graph above the timeline: one bar per frame of the base
-// frame set over the whole trace (a group of frames narrower than a pixel
-// is one bar at its slowest frame's height), coloured against the target
-// frame time like Tracy's, with the timeline's window marked on it.
+// The frame-time graph above the timeline: like Tracy's, one bar per frame
+// of the base frame set, side by side in frame order (not in time, so a
+// long wait at the start does not squeeze every other frame into a
+// corner), coloured against the target frame time, with the timeline's
+// window marked on it. When there are more frames than pixels, a bar
+// stands for a group of neighbours at the height of its slowest frame.
 
 import * as api from "./api.js";
 import * as fmt from "./fmt.js";
@@ -45,11 +47,14 @@ export class FrameGraph {
   fetch() {
     if (this.ac) this.ac.abort();
     this.ac = new AbortController();
+    // Asked at many times the graph's width, so frames come back one by one
+    // unless there are far more of them than pixels.
     api
-      .json("frames", { set: 0, t0: this.first, t1: this.last, width: Math.round(this.w) }, this.ac.signal)
+      .json("frames", { set: 0, t0: this.first, t1: this.last, width: Math.min(16384, Math.round(this.w) * 8) }, this.ac.signal)
       .then((a) => {
         const list = Array.isArray(a) ? a : a.frames || [];
         this.bars = list;
+        this.n = list.length ? list[list.length - 1].frame + list[list.length - 1].count : 0;
         // Scale: the target time at a third of the height, but never so
         // low that the typical frame is a sliver.
         const durs = list.map((f) => (f.count > 1 ? f.longest_ns : f.end - f.start)).sort((x, y) => x - y);
@@ -67,8 +72,25 @@ export class FrameGraph {
     this.draw();
   }
 
+  // xFrame is the left edge of frame index i.
+  xFrame(i) {
+    return (i / Math.max(1, this.n)) * this.w;
+  }
+
+  // x maps a time to the graph: within the bar whose frames hold it.
   x(t) {
-    return ((t - this.first) / (this.last - this.first)) * this.w;
+    const b = this.bars;
+    if (!b.length) return 0;
+    let lo = 0;
+    let hi = b.length - 1;
+    while (lo < hi) {
+      const m = (lo + hi + 1) >> 1;
+      if (b[m].start <= t) lo = m;
+      else hi = m - 1;
+    }
+    const f = b[lo];
+    const frac = f.end > f.start ? Math.min(1, Math.max(0, (t - f.start) / (f.end - f.start))) : 0;
+    return this.xFrame(f.frame + frac * f.count);
   }
 
   draw() {
@@ -88,8 +110,8 @@ export class FrameGraph {
       if (y > top) ctx.fillRect(0, y, this.w, 1);
     }
     for (const f of this.bars) {
-      const x0 = this.x(f.start);
-      const x1 = this.x(f.end);
+      const x0 = this.xFrame(f.frame);
+      const x1 = this.xFrame(f.frame + f.count);
       const dur = f.count > 1 ? f.longest_ns : f.end - f.start;
       const y = yOf(dur);
       ctx.fillStyle = frameColor(dur, target);
@@ -118,8 +140,8 @@ export class FrameGraph {
 
   barAt(x) {
     for (const f of this.bars) {
-      const x0 = this.x(f.start);
-      const x1 = Math.max(x0 + 1, this.x(f.end));
+      const x0 = this.xFrame(f.frame);
+      const x1 = Math.max(x0 + 1, this.xFrame(f.frame + f.count));
       if (x >= x0 - 0.5 && x <= x1 + 0.5) return f;
     }
     return null;
