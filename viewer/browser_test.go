@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp/kb"
 
@@ -250,6 +251,27 @@ func testBrowserGame(t *testing.T) {
 	b.eval(`(() => { const s = document.querySelector('#view-frames .scrub'); s.value = 12; s.dispatchEvent(new Event('input')); return true })()`, nil)
 	b.waitFor("scrubbed image", `(() => { const i = document.querySelector('#view-frames .frame-image'); return i.dataset.frame === '12' && i.complete && i.naturalWidth > 0 && location.hash === '#frames?frame=12' })()`)
 	b.shot("11b-frame-scrub")
+
+	// The frame-time graph: one bar per frame in frame order, coloured by
+	// frame time against 60 FPS (blue under half, green under, yellow
+	// over, red over twice).
+	fr := g.t.FrameSets[0].Frames
+	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", fr[20].Start, fr[22].Start))
+	b.waitDrawn()
+	b.waitFor("frame graph", `(() => { const g = document.querySelector('#framegraph canvas'); return g.width > 0 })()`)
+	b.eval(`new Promise(r => setTimeout(() => r(true), 300))`, nil)
+	for _, c := range []struct {
+		frame int
+		rgb   [3]int
+	}{{0, [3]int{0x22, 0xdd, 0x22}}, {1, [3]int{0x00, 0x99, 0xdd}}, {3, [3]int{0xdd, 0xdd, 0x22}}, {11, [3]int{0xdd, 0x22, 0x22}}} {
+		var px [3]int
+		b.eval(fmt.Sprintf(`(() => { const c = document.querySelector('#framegraph canvas'); const dpr = window.devicePixelRatio || 1; const w = c.width / dpr;
+			const x = (%d + 0.5) / %d * w; const d = c.getContext('2d').getImageData(Math.round(x * dpr), Math.round(52 * dpr), 1, 1).data; return [d[0], d[1], d[2]] })()`, c.frame, len(fr)), &px)
+		if px != c.rgb {
+			t.Errorf("frame graph bar of frame %d (%s) = %v, want %v", c.frame, time.Duration(lod.FrameEnd(g.t, 0, c.frame)-fr[c.frame].Start), px, c.rgb)
+		}
+	}
+	b.shot("12a-frame-graph")
 
 	// Hovering a frame of the frame row shows its thumbnail.
 	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", g.t.FrameSets[0].Frames[3].Start, lod.FrameEnd(g.t, 0, 6)))
