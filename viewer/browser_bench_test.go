@@ -66,6 +66,9 @@ func BenchmarkBrowserZoomPan(b *testing.B) {
 	if chromiumPath() == "" {
 		b.Skip(noChromium)
 	}
+	if dir, err := shotDir(); err == nil {
+		b.Logf("screenshots of this run: %s", dir)
+	}
 	b.Run("heavy", func(b *testing.B) {
 		tr, name := heavyTrace(b)
 		benchZoomPan(b, tr, name)

@@ -38,17 +38,15 @@ func chromiumPath() string {
 
 const noChromium = "no Chromium found (set GOTRACY_CHROMIUM or install chromium); skipping the browser tests"
 
-// shotDir is where every browser test leaves its screenshots:
-// $GOTRACY_SCREENSHOTS, else gotracy-browser-screenshots in the temp
-// directory (emptied at the start of each run, so what is there is from
-// the last run).
+// shotDir is where every browser test of this run leaves its screenshots:
+// $GOTRACY_SCREENSHOTS, else a fresh gotracy-browser-* folder in the temp
+// directory (one per run, so parallel runs never mix or delete each
+// other's). Each test logs it; run with -v to see it.
 var shotDir = sync.OnceValues(func() (string, error) {
-	d := os.Getenv("GOTRACY_SCREENSHOTS")
-	if d == "" {
-		d = filepath.Join(os.TempDir(), "gotracy-browser-screenshots")
-		os.RemoveAll(d)
+	if d := os.Getenv("GOTRACY_SCREENSHOTS"); d != "" {
+		return d, os.MkdirAll(d, 0o755)
 	}
-	return d, os.MkdirAll(d, 0o755)
+	return os.MkdirTemp("", "gotracy-browser-")
 })
 
 // browser is one headless Chromium tab on a page of the viewer.

@@ -27,6 +27,11 @@ func TestBrowser(t *testing.T) {
 	if chromiumPath() == "" {
 		t.Skip(noChromium)
 	}
+	dir, err := shotDir()
+	if err != nil {
+		t.Fatalf("screenshot folder: %v", err)
+	}
+	t.Logf("screenshots of this run: %s", dir)
 	t.Run("Game", testBrowserGame)
 	t.Run("Demo", testBrowserDemo)
 	t.Run("HiDPI", testBrowserHiDPI)
@@ -59,8 +64,6 @@ func testBrowserHiDPI(t *testing.T) {
 func testBrowserGame(t *testing.T) {
 	g := buildGameTrace(t)
 	b := newBrowser(t, g.t, "game", 1600, 1000, 1)
-	dir, _ := shotDir()
-	t.Logf("screenshots of this run: %s", dir)
 
 	// The whole trace: every lane is drawn, the particle bursts merge.
 	b.open("")
@@ -123,6 +126,18 @@ func testBrowserGame(t *testing.T) {
 	_, gy := l.zonePoint(t, "g0:0", 0, g.gpu.start, g.gpu.end)
 	if p := b.pixel(gx, gy+5); p != rgbOf(g.gpu.color) {
 		t.Errorf("pixel of the GPU zone at (%.0f,%.0f) = %v, want %v", gx, gy+5, p, rgbOf(g.gpu.color))
+	}
+
+	// Hovering worker-1's lock row while it waits for the lock worker-0 holds.
+	ls := f5 + 400_000
+	for _, ln := range l.Lanes {
+		if ln.Key != laneKey(g.worker1) {
+			continue
+		}
+		lx := (float64(ls+800_000) - l.T0) / (l.T1 - l.T0) * l.Width
+		b.move(l.Left+lx, l.Top+ln.Y+ln.H-7)
+		b.waitFor("lock tooltip", `(() => { const t = document.querySelector('#timeline-wrap .tooltip'); return !t.hidden && t.textContent.includes('worker-1 is waiting for it') })()`)
+		b.shot("02b-lock-hover")
 	}
 
 	// Clicking the zone opens its zone info with its name and duration.

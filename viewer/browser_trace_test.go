@@ -21,6 +21,7 @@ type gameTrace struct {
 	known     knownZone          // a render zone of frame 5, for click tests
 	job       knownZone          // a coloured worker job, for pixel tests
 	gpu       knownZone          // a GPU zone of frame 5 (thread = context)
+	worker1   int                // thread index of worker-1, which waits for the lock
 	frames    int
 	imgW      int
 	imgH      int
@@ -91,6 +92,7 @@ func buildGameTrace(tb testing.TB) *gameTrace {
 	w0 := b.Thread(101)
 	b.SetThreadName(101, "worker-0")
 	w1 := b.Thread(102)
+	g.worker1 = w1
 	b.SetThreadName(102, "worker-1")
 	b.SetPtrString(0x9000, "queue depth")
 	b.PlotConfig(0x9000, model.PlotFormatNumber, false, true, 0)

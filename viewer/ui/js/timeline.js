@@ -803,6 +803,13 @@ export class Timeline {
       }
       if (r.collapsed || r.lane.kind === "plot") return { kind: "lane", row: r, t };
       const d = Math.floor((y - r.y - HEAD_H) / ROW_H);
+      const lockTop = r.y + HEAD_H + (r.lane.rows || 0) * ROW_H;
+      if (r.lane.locks.length && y >= lockTop) {
+        const lk = r.lane.locks[Math.min(r.lane.locks.length - 1, Math.floor((y - lockTop) / LOCK_H))];
+        const tol = 2 / k;
+        const span = lockSpans(this.lockData, lk.index, r.lane.meta.index).find((s) => s.start - tol <= t && t <= s.end + tol);
+        return { kind: "lock", row: r, lock: lk, span, t };
+      }
       const lane = this.dataByKey && this.dataByKey.get(r.lane.key);
       if (!lane || d >= lane.depthOff.length - 1) return { kind: "lane", row: r, t, d };
       const lo = lane.depthOff[d];
@@ -1055,6 +1062,14 @@ export class Timeline {
       else s = `<b>${fmt.html(set ? set.name : "Frame")} ${fmt.int(f.frame)}</b> <span class=num>${fmt.time(f.end - f.start)}</span><br><span class=dim>starts ${fmt.time(f.start - this.first)}</span>`;
       const img = h.set === 0 && f.count === 1 ? this.store.frameImageOf(f.frame) : null;
       if (img !== null) s += `<div class=thumb><img alt="frame ${f.frame}" src="${api.url("frameimage", { frame: f.frame })}"></div>`;
+      this.showTip(e, s);
+      return;
+    }
+    if (h.kind === "lock") {
+      const sp = h.span;
+      const what = !sp ? "not using it" : sp.state === "wait" ? "waiting for it" : sp.state === "contended" || sp.state === "shared_contended" ? "holding it while others wait" : "holding it";
+      let s = `<b>${fmt.html(h.lock.name)}</b><br>${fmt.html(h.row.lane.title)} is ${what}`;
+      if (sp) s += `<br><span class=num>${fmt.time(sp.end - sp.start)}</span>${sp.count > 1 ? ` <span class=dim>(${fmt.int(sp.count)} spans merged)</span>` : ""} <span class=dim>from ${fmt.time(sp.start - this.first)}</span>`;
       this.showTip(e, s);
       return;
     }
