@@ -9,7 +9,7 @@
 
 import * as api from "./api.js";
 import * as fmt from "./fmt.js";
-import { css, shade, luminance, frameColor } from "./color.js";
+import { css, shade, frameColor, hashColor } from "./color.js";
 
 const RULER_H = 24;
 const FRAMESET_H = 18;
@@ -22,9 +22,6 @@ const MIN_SPAN = 50; // ns: the deepest zoom
 const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
 const FONT_SMALL = "11px system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
 const BG = "#1b1d22";
-const MERGED = "#3a404e";
-const MERGED_EDGE = "#7d879b";
-const MERGED_ZIG = "#6f7a91";
 const BG_LANE = "#202329";
 const TEXT = "#e6e6e6";
 const DIM = "#9aa0aa";
@@ -437,14 +434,14 @@ export class Timeline {
     if (!lane) return;
     const top = r.y + HEAD_H;
     if (r.collapsed) {
-      this.drawZones(lane, k, top, 0, 1, 5);
+      this.drawZones(lane, k, top, 0, 1, 5, L);
       return;
     }
-    this.drawZones(lane, k, top, 0, Math.min(L.rows, lane.depthOff.length - 1), ROW_H);
+    this.drawZones(lane, k, top, 0, Math.min(L.rows, lane.depthOff.length - 1), ROW_H, L);
     if (L.locks.length) this.drawLocks(r, k, top + L.rows * ROW_H);
   }
 
-  drawZones(lane, k, top, d0, d1, rowH) {
+  drawZones(lane, k, top, d0, d1, rowH, L) {
     const ctx = this.ctx;
     const pal = this.store.palette;
     const srclocs = this.store.srclocById;
@@ -483,12 +480,13 @@ export class Timeline {
           // A merged run: a dark block crossed by a zig-zag, as Tracy draws
           // runs of zones too small to show (all zig-zags go into one path,
           // stroked once below: cheaper than a pattern fill).
-          ctx.fillStyle = MERGED;
+          const ms = mergedStyle(L, d);
+          ctx.fillStyle = ms.fill;
           lastFill = "";
           ctx.fillRect(x0, y, w, h);
           if (rowH > 8) {
             if (w > 4) {
-              ctx.fillStyle = MERGED_EDGE;
+              ctx.fillStyle = ms.edge;
               ctx.fillRect(x0, y, w, 1);
               ctx.fillRect(x0, y + h - 1, w, 1);
             }
@@ -518,7 +516,7 @@ export class Timeline {
         if (w > 18 && rowH > 8) labels.push(i, x0, w, y, 0);
       }
     }
-    ctx.strokeStyle = MERGED_ZIG;
+    ctx.strokeStyle = mergedStyle(L, 0).zig;
     ctx.lineWidth = 1;
     ctx.stroke(zz);
     // Labels after the boxes: one font, clipped with an ellipsis.
@@ -1200,6 +1198,27 @@ function messageTicks(data, thread) {
   const list = Array.isArray(data) ? data : data.threads || [];
   const t = list.find((x) => x.thread === thread);
   return t ? t.ticks || t.spans || [] : [];
+}
+
+// mergedStyle is how a lane draws its merged runs: as Tracy folds runs of
+// tiny zones, in the thread's own colour (a hash of its id), dark and
+// desaturated so real zones stand out, a little darker per depth, crossed
+// by a lighter zig-zag.
+function mergedStyle(L, d) {
+  if (!L.mstyle) L.mstyle = [];
+  let s = L.mstyle[d];
+  if (!s) {
+    const base = hashColor("thread\u0000" + (L.kind === "gpu" ? L.key : L.meta.id));
+    const grey = 0x4a5060;
+    const mix = (a, b, f) => {
+      const ch = (sh) => Math.round(((a >>> sh) & 0xff) * f + ((b >>> sh) & 0xff) * (1 - f));
+      return ((ch(16) << 16) | (ch(8) << 8) | ch(0)) >>> 0;
+    };
+    const c = shade(mix(base, grey, 0.35), 0.78 - Math.min(d, 6) * 0.03);
+    s = { fill: css(c), edge: css(shade(c, 1.6)), zig: css(shade(c, 1.45)) };
+    L.mstyle[d] = s;
+  }
+  return s;
 }
 
 // zig adds a zig-zag across [x0, x0+w] between y and y+h to path p.
