@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/gotracy/gotracy/model"
@@ -107,7 +108,34 @@ func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale floa
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatalf("starting %s: %v", path, err)
 	}
+	// Every page records its uncaught errors and unhandled rejections, and
+	// a test fails on any (checked before each navigation and at the end).
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: collectErrors})
+		return err
+	})); err != nil {
+		tb.Fatalf("installing the error collector: %v", err)
+	}
+	tb.Cleanup(b.checkErrors)
 	return b
+}
+
+const collectErrors = `window.__errors = [];
+addEventListener("error", (e) => __errors.push(String(e.message || e)));
+addEventListener("unhandledrejection", (e) => __errors.push("unhandled rejection: " + String((e.reason && e.reason.message) || e.reason)));`
+
+// checkErrors fails the test for every error the page recorded.
+func (b *browser) checkErrors() {
+	b.tb.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	errs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(window.__errors || []).splice(0)`))
+	if err != nil {
+		return // no page (yet): nothing recorded
+	}
+	for _, e := range errs {
+		b.tb.Errorf("the page threw: %s", e)
+	}
 }
 
 func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
@@ -123,6 +151,7 @@ func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 // first answer (every view boots the timeline) and the view is ready.
 func (b *browser) open(hash string) {
 	b.tb.Helper()
+	b.checkErrors()
 	// about:blank first, so a link that differs only in its hash is a
 	// fresh page load, as when someone opens it, not a hash change.
 	b.run("open "+hash, chromedp.Navigate("about:blank"), chromedp.Navigate(b.base+hash))

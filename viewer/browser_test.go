@@ -35,6 +35,43 @@ func TestBrowser(t *testing.T) {
 	t.Run("Game", testBrowserGame)
 	t.Run("Demo", testBrowserDemo)
 	t.Run("HiDPI", testBrowserHiDPI)
+	t.Run("Sparse", testBrowserSparse)
+}
+
+// testBrowserSparse opens a trace with almost nothing in it: no frames,
+// no plots, a thread with only messages and one zone that never ended.
+// Every view must open without an error, and the open zone is drawn to
+// the trace's end.
+func testBrowserSparse(t *testing.T) {
+	bl := model.NewBuilder()
+	sl := bl.AddStaticSrcLoc(1, model.SourceLocation{Name: model.IdxRef(bl.Intern("forever")), Function: model.IdxRef(bl.Intern("main.forever")), File: model.IdxRef(bl.Intern("main.go")), Line: 3})
+	bl.SetThreadName(7, "lonely")
+	bl.AddMessage(7, model.Message{Time: 5_000, Text: model.IdxRef(bl.Intern("hello")), Color: 0xFFFFFFFF})
+	th := bl.Thread(8)
+	bl.BeginZone(th, 10_000, sl)
+	bl.Observe(2_000_000)
+	tr := bl.Finish()
+	b := newBrowser(t, tr, "sparse", 1200, 700, 1)
+	b.open("")
+	b.waitDrawn()
+	b.shot("01-timeline")
+	l := b.layout()
+	x := (1_500_000 - l.T0) / (l.T1 - l.T0) * l.Width
+	_, y := l.zonePoint(t, laneKey(th), 0, 0, 0)
+	if p := b.pixel(x, y+4); isBackground(p) {
+		t.Errorf("the zone that never ended is not drawn at %.0f,%.0f (1.5 ms, before the trace's end)", x, y+4)
+	}
+	for _, v := range []struct{ hash, ready string }{
+		{"#statistics", `!!document.querySelector('#stats-table')`},
+		{"#find", `!!document.querySelector('#view-find .empty')`},
+		{"#messages", `document.querySelectorAll('#messages-table tbody tr').length === 1`},
+		{"#info", `document.querySelectorAll('#view-info .card').length >= 3`},
+		{"#frames", `!document.querySelector('#view-frames .empty').hidden`},
+	} {
+		b.nav(v.hash)
+		b.waitFor(v.hash, v.ready)
+		b.shot("02-" + sanitize(v.hash))
+	}
 }
 
 // testBrowserHiDPI draws at a device pixel ratio of 2: the canvas has

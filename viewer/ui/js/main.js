@@ -52,7 +52,8 @@ async function boot() {
   document.title = name + " — gotracy";
   $("#trace-name").textContent = name;
   const s = trace.summary || {};
-  $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), fmt.int(s.zones ?? 0) + " zones", fmt.int(s.frames ?? 0) + " frames"].join(" · ");
+  const count = (n, one, many) => fmt.int(n) + " " + (n === 1 ? one : many);
+  $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), count(s.zones ?? 0, "zone", "zones"), count(s.frames ?? 0, "frame", "frames")].join(" · ");
   $("#boot").remove();
   if (window.__gotracyPerf) window.__gotracyPerf.boot = performance.now();
   else window.__gotracyPerf = { steps: [], fromEvent: [], refined: [], fetches: [], firstDraw: null, draws: 0, dataDraws: 0, boot: performance.now() };

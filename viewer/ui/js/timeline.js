@@ -41,7 +41,9 @@ export class Timeline {
     this.t1 = this.last;
     this.scrollY = 0;
     this.data = null; // decoded timeline answer
-    this.frameRows = []; // per frame set: spans of the last answer
+    // Frame sets with frames, one row each under the ruler.
+    this.sets = (store.lanes.frame_sets || []).filter((fs) => fs.count > 0);
+    this.frameRows = []; // per row of this.sets: spans of the last answer
     this.plotData = new Map(); // plot index -> buckets
     this.lockData = null;
     this.msgData = null;
@@ -88,7 +90,7 @@ export class Timeline {
   }
 
   fixedH() {
-    return RULER_H + FRAMESET_H * (this.store.lanes.frame_sets || []).length;
+    return RULER_H + FRAMESET_H * this.sets.length;
   }
 
   layout() {
@@ -214,8 +216,8 @@ export class Timeline {
     const s = ac.signal;
     const win = { t0: want.t0, t1: want.t1, width: want.width };
     const jobs = [api.timeline(want.t0, want.t1, want.width, s)];
-    const sets = this.store.lanes.frame_sets || [];
-    for (let i = 0; i < sets.length; i++) jobs.push(api.json("frames", { set: i, ...win }, s).catch(soft));
+    const sets = this.sets;
+    for (const fs of sets) jobs.push(api.json("frames", { set: fs.index, ...win }, s).catch(soft));
     jobs.push((this.lanes.some((l) => l.locks.length) ? api.json("locks", win, s) : Promise.resolve(null)).catch(soft));
     jobs.push((this.store.lanes.messages ? api.json("messages", win, s) : Promise.resolve(null)).catch(soft));
     const plots = this.lanes.filter((l) => l.kind === "plot" && !this.collapsed.has(l.key));
@@ -340,7 +342,7 @@ export class Timeline {
 
   drawFrameRows(k) {
     const ctx = this.ctx;
-    const sets = this.store.lanes.frame_sets || [];
+    const sets = this.sets;
     const target = this.store.targetNs;
     for (let s = 0; s < sets.length; s++) {
       const y = RULER_H + s * FRAMESET_H;
@@ -380,7 +382,7 @@ export class Timeline {
     const ctx = this.ctx;
     for (let s = 0; s < this.frameRows.length; s++) {
       const spans = this.frameRows[s] || [];
-      ctx.fillStyle = s === 0 ? "rgba(160,170,190,0.22)" : "rgba(200,160,90,0.18)";
+      ctx.fillStyle = this.sets[s].index === 0 ? "rgba(160,170,190,0.22)" : "rgba(200,160,90,0.18)";
       let lastX = -10;
       for (const f of spans) {
         const x = Math.round(this.x(f.start, k));
@@ -421,8 +423,9 @@ export class Timeline {
     this.setFont(FONT_SMALL);
     ctx.fillStyle = FAINT;
     let sub = "";
-    if (L.kind === "cpu") sub = fmt.int(L.meta.zones) + " zones" + (L.meta.is_fiber ? " · fiber" : "");
-    else if (L.kind === "gpu") sub = fmt.int(L.meta.zones) + " zones";
+    const zones = (n) => fmt.int(n) + (n === 1 ? " zone" : " zones");
+    if (L.kind === "cpu") sub = zones(L.meta.zones) + (L.meta.is_fiber ? " · fiber" : "");
+    else if (L.kind === "gpu") sub = zones(L.meta.zones);
     else sub = fmt.int(L.meta.count) + " points · " + L.meta.format;
     if (lane && L.kind !== "plot") sub += " · " + fmt.int(lane.zones) + " in view";
     ctx.fillText(sub, 30 + tw, ty);
@@ -775,7 +778,7 @@ export class Timeline {
     const k = this.w / (this.t1 - this.t0);
     const t = this.t0 + x / k;
     if (y < RULER_H) return { kind: "ruler", t };
-    const sets = this.store.lanes.frame_sets || [];
+    const sets = this.sets;
     if (y < RULER_H + sets.length * FRAMESET_H) {
       const s = Math.floor((y - RULER_H) / FRAMESET_H);
       const spans = this.frameRows[s] || [];
@@ -1054,11 +1057,11 @@ export class Timeline {
     }
     if (h.kind === "frame") {
       const f = h.f;
-      const set = (this.store.lanes.frame_sets || [])[h.set];
+      const set = this.sets[h.set];
       let s;
       if (f.count > 1) s = `<b>${fmt.int(f.count)} frames</b><br><span class=dim>longest ${fmt.time(f.longest_ns)} (frame ${fmt.int(f.longest)})</span>`;
       else s = `<b>${fmt.html(set ? set.name : "Frame")} ${fmt.int(f.frame)}</b> <span class=num>${fmt.time(f.end - f.start)}</span><br><span class=dim>starts ${fmt.time(f.start - this.first)}</span>`;
-      const img = h.set === 0 && f.count === 1 ? this.store.frameImageOf(f.frame) : null;
+      const img = set && set.index === 0 && f.count === 1 ? this.store.frameImageOf(f.frame) : null;
       if (img !== null) s += `<div class=thumb><img alt="frame ${f.frame}" src="${api.url("frameimage", { frame: f.frame })}"></div>`;
       this.showTip(e, s);
       return;
