@@ -7,6 +7,7 @@ import * as fmt from "./fmt.js";
 import { table, sortRows } from "./table.js";
 
 const el = fmt.el;
+const ROWS = 2000;
 
 export class Statistics {
   constructor(section, store, nav) {
@@ -81,7 +82,11 @@ export class Statistics {
     ];
     if (!rows.length || rows[0].self_ns === undefined || self) cols.splice(5, 1);
     if (!rows.length || rows[0].median_ns === undefined) cols.splice(cols.findIndex((c) => c.key === "median_ns"), 1);
+    // A DOM of tens of thousands of rows is slow to build and to scroll:
+    // the first ROWS, and a button for the rest.
+    const all = this.showAll || shown.length <= ROWS;
     const tbl = table(cols, shown, {
+      limit: all ? 0 : ROWS,
       sort,
       desc,
       onSort: (key, d) => this.update({ sort: key, desc: d ? 1 : 0 }),
@@ -91,5 +96,10 @@ export class Statistics {
     tbl.id = "stats-table";
     tbl.dataset.self = self ? "1" : "0";
     this.holder.replaceChildren(tbl);
+    if (!all) {
+      this.holder.append(
+        el("div", { class: "more" }, el("button", { class: "btn", onclick: () => ((this.showAll = true), this.show(this.params)) }, `Show all ${fmt.int(shown.length)} rows`), el("span", { class: "dim" }, ` (showing the first ${fmt.int(ROWS)})`)),
+      );
+    }
   }
 }
