@@ -221,6 +221,31 @@ func testBrowserGame(t *testing.T) {
 	b.shot("04b-gpu-zone")
 	checkZoneInfo(t, b, "gpu_draw", g.gpu.end-g.gpu.start)
 
+	// Clicking a merged run zooms into it, where its zones come apart.
+	b.open(fmt.Sprintf("#timeline?t0=%d&t1=%d", f5-1_000_000, lod.FrameEnd(g.t, 0, 5)+1_000_000))
+	b.waitDrawn()
+	l = b.layout()
+	px, py = l.zonePoint(t, laneKey(k.thread), 2, ps, pe)
+	b.click(l.Left+px, l.Top+py)
+	b.waitDrawn()
+	lz := b.layout()
+	if lz.T0 > float64(ps) || lz.T1 < float64(pe) || lz.T1-lz.T0 > 2*float64(pe-ps) {
+		t.Errorf("clicking the merged particles [%d, %d] shows [%v, %v], want the run filling the view", ps, pe, lz.T0, lz.T1)
+	}
+	b.shot("04a-merged-zoom")
+	// 1 µs zones 1 µs apart are still under 3 px here: a second click on
+	// the run zooms in at the cursor, and the zones come apart.
+	b.click(lz.Left+lz.Width/2, l.Top+py)
+	b.waitDrawn()
+	lz = b.layout()
+	var merged, zones int
+	b.eval(fmt.Sprintf(`(() => { const t = __gotracy.timeline; const l = t.dataByKey.get(%q); let n = 0; for (let i = l.depthOff[2]; i < l.depthOff[3]; i++) if (l.flags[i] & 1 && l.end[i] > t.t0 && l.start[i] < t.t1) n++; return n })()`, laneKey(k.thread)), &merged)
+	b.eval(fmt.Sprintf(`(() => { const t = __gotracy.timeline; const l = t.dataByKey.get(%q); let n = 0; for (let i = l.depthOff[2]; i < l.depthOff[3]; i++) if (!(l.flags[i] & 1) && l.end[i] > t.t0 && l.start[i] < t.t1) n++; return n })()`, laneKey(k.thread)), &zones)
+	if merged != 0 || zones < 20 {
+		t.Errorf("zoomed twice into the particle run ([%v, %v]): %d merged runs and %d single zones in view; want only single zones", lz.T0, lz.T1, merged, zones)
+	}
+	b.shot("04a-merged-zoom2")
+
 	// The job zone's info: its text and its call stack with the inlined frame.
 	b.nav(fmt.Sprintf("#zone=%d:%d", j.thread, j.index))
 	b.waitFor("job zone info", `(() => { const n = document.querySelector('#zone-panel .zone-name'); return !!n && n.textContent === 'job' && !!document.querySelector('#zone-panel .callstack') })()`)

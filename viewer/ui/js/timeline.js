@@ -1014,7 +1014,10 @@ export class Timeline {
     if (h.kind === "zone") {
       const l = h.lane;
       if (l.flags[h.i] & api.FLAG_MERGED) {
-        this.zoomTo(l.start[h.i], l.end[h.i], 0.05);
+        // Zoom to the run; when it already fills the view, zoom in 4x at
+        // the cursor, so repeated clicks always come apart into zones.
+        if (l.end[h.i] - l.start[h.i] > 0.5 * (this.t1 - this.t0)) this.zoomAt(x, 0.25);
+        else this.zoomTo(l.start[h.i], l.end[h.i], 0.05);
         return;
       }
       const ref = this.zoneRef(h);
