@@ -261,6 +261,12 @@ func testBrowserGame(t *testing.T) {
 		}
 	}
 
+	// Two links in quick succession: the second wins, even though the first
+	// zone's info is still loading when it arrives.
+	b.eval(fmt.Sprintf(`(() => { location.hash = '#zone=%d:%d'; setTimeout(() => { location.hash = '#zone=%d:%d' }, 1); return true })()`, k.thread, k.index, j.thread, j.index), nil)
+	b.eval(`new Promise(r => setTimeout(() => r(true), 500))`, nil)
+	b.waitFor("the second link's zone", `(() => { const n = document.querySelector('#zone-panel .zone-name'); return !!n && n.textContent === 'job' })()`)
+
 	testInteraction(t, b, g)
 
 	// Statistics: the numbers built into the trace.

@@ -140,11 +140,20 @@ async function boot() {
     return VIEWS.includes(v) ? v : "timeline";
   }
 
+  // route applies the hash; a change that arrives while a route is still
+  // loading (a zone's info) runs after it, so the newest hash always wins.
+  let again = false;
   async function route() {
-    if (routing) return;
+    if (routing) {
+      again = true;
+      return;
+    }
     routing = true;
     try {
-      await routeNow();
+      do {
+        again = false;
+        await routeNow();
+      } while (again);
     } finally {
       routing = false;
     }
