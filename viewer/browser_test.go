@@ -499,6 +499,12 @@ func testInteraction(t *testing.T, b *browser, g *gameTrace) {
 		}
 	}
 	b.shot("04d-collapsed")
+	// ? lists the keys; Esc closes the list.
+	b.key("?")
+	b.waitFor("the key list", `!document.querySelector('#help').hidden`)
+	b.shot("04f-help")
+	b.key(kb.Escape)
+	b.waitFor("the key list closed", `document.querySelector('#help').hidden`)
 	// The URL follows the view, so a link reopens it.
 	b.waitFor("the hash names the view", `(() => { const t = __gotracy.timeline; return location.hash === '#timeline?t0=' + Math.round(t.t0) + '&t1=' + Math.round(t.t1) })()`)
 }

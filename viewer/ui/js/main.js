@@ -209,8 +209,18 @@ async function boot() {
 
   window.addEventListener("popstate", route);
   window.addEventListener("hashchange", route);
+  const help = $("#help");
+  $("#timeline-wrap .hint").addEventListener("click", () => (help.hidden = !help.hidden));
   document.addEventListener("keydown", (e) => {
     if (currentView() !== "timeline" || e.target.closest("input, textarea, select, button")) return;
+    if (e.key === "?") {
+      help.hidden = !help.hidden;
+      return;
+    }
+    if (e.key === "Escape" && !help.hidden) {
+      help.hidden = true;
+      return;
+    }
     if (e.target !== tl.canvas) tl.onKey(e);
     if (e.key === "Escape" && !$("#zone-panel").hidden && !tl.sel) zoneInfo.close();
   });
