@@ -108,7 +108,8 @@ func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale floa
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatalf("starting %s: %v", path, err)
 	}
-	// Every page records its uncaught errors and unhandled rejections, and
+	// Every page records its uncaught errors, unhandled rejections and
+	// content-security-policy refusals, and
 	// a test fails on any (checked before each navigation and at the end).
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: collectErrors})
@@ -122,7 +123,8 @@ func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale floa
 
 const collectErrors = `window.__errors = [];
 addEventListener("error", (e) => __errors.push(String(e.message || e)));
-addEventListener("unhandledrejection", (e) => __errors.push("unhandled rejection: " + String((e.reason && e.reason.message) || e.reason)));`
+addEventListener("unhandledrejection", (e) => __errors.push("unhandled rejection: " + String((e.reason && e.reason.message) || e.reason)));
+document.addEventListener("securitypolicyviolation", (e) => __errors.push("content security policy refused " + e.blockedURI + " (" + e.violatedDirective + ")"));`
 
 // checkErrors fails the test for every error the page recorded.
 func (b *browser) checkErrors() {
