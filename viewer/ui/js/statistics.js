@@ -65,7 +65,7 @@ export class Statistics {
     let shown = f ? rows.filter((r) => r.name.toLowerCase().includes(f) || (r.src_file || "").toLowerCase().includes(f)) : rows;
     shown = sortRows(shown, sort, desc);
     const total = rows.reduce((a, r) => a + r.counts, 0);
-    this.summary.textContent = `${fmt.int(shown.length)} of ${fmt.int(rows.length)} source locations · ${fmt.int(total)} zones`;
+    this.summary.textContent = `${fmt.int(shown.length)} of ${fmt.int(rows.length)} source locations · ${fmt.int(total)} zones` + (self ? " · every time is a self time (children's time taken out), as csv -e" : "");
     const t = fmt.time;
     const cols = [
       { key: "name", label: "Name", cls: "name" },
