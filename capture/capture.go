@@ -137,7 +137,7 @@ func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.idleTi
 
 // ExtKeepAliveHostInfo is the HostInfo line with which a gotracy Go client
 // says it sends Tracy's keepalive when idle (see WithIdleTimeout).
-const ExtKeepAliveHostInfo = "gotracy-ext: keepalive/1"
+const ExtKeepAliveHostInfo = protocol.ExtKeepAliveHostInfo
 
 // sendsKeepAlives tells whether silence from this client means trouble:
 // every client but a gotracy Go client that does not advertise keepalives.

@@ -42,6 +42,11 @@ const (
 	ServerQueryGotracyImages ServerQuery = 0x80
 	// ExtImagesHostInfo is the HostInfo line advertising the extension.
 	ExtImagesHostInfo = "gotracy-ext: images/1"
+	// ExtKeepAliveHostInfo is the HostInfo line with which a gotracy client
+	// says it sends Tracy's KeepAlive after 5 s without events, as Tracy's
+	// own client does, so a server may treat its silence as a dead peer.
+	// Clients that predate it sent none.
+	ExtKeepAliveHostInfo = "gotracy-ext: keepalive/1"
 	// ExtImagesKey is the query pointer and the StringData key of the
 	// answer: "gotracy" in ASCII, above every user-space address, so it
 	// cannot collide with a client's string key.

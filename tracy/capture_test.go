@@ -355,3 +355,44 @@ func TestFibersAndHostInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleClientSendsKeepAlives: an idle program stays connected to a
+// capture that ends silent peers, because the client sends Tracy's
+// KeepAlive when it has nothing else to send and says so in its HostInfo.
+func TestIdleClientSendsKeepAlives(t *testing.T) {
+	defer tracy.SetKeepAliveEvery(100 * time.Millisecond)()
+	if err := tracy.Start(tracy.WithPort(0), tracy.WithBroadcast(false)); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		res *capture.Result
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		res, err := capture.Connect(context.Background(), capture.JoinAddr("127.0.0.1", tracy.Port()), capture.WithIdleTimeout(time.Second))
+		ch <- result{res, err}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := tracy.WaitConnected(ctx); err != nil {
+		tracy.Stop()
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // three idle timeouts' worth of silence
+	z := tracy.Begin(locWork)
+	z.End()
+	if err := tracy.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	r := <-ch
+	if r.err != nil {
+		t.Fatalf("capture of an idle client: %v", r.err)
+	}
+	if !strings.Contains(r.res.Trace.Metadata.HostInfo, capture.ExtKeepAliveHostInfo) {
+		t.Fatalf("HostInfo does not advertise keepalives: %q", r.res.Trace.Metadata.HostInfo)
+	}
+	if n := r.res.Trace.ZoneCount(); n == 0 {
+		t.Fatal("the zone after the idle time was not captured")
+	}
+}

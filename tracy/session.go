@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -57,7 +58,24 @@ type session struct {
 	// offlineFrames: the server asked for our image list (gotracy
 	// extension) and resolves frames itself.
 	offlineFrames bool
+
+	// lastActive is when the sender last had something to send; after
+	// keepAliveEvery without, it sends a KeepAlive, as Tracy's client does,
+	// so a server can tell an idle program from a dead connection.
+	lastActive time.Time
 }
+
+// withLine appends a line to a HostInfo text.
+func withLine(hostInfo, line string) string {
+	if hostInfo != "" && !strings.HasSuffix(hostInfo, "\n") {
+		hostInfo += "\n"
+	}
+	return hostInfo + line + "\n"
+}
+
+// keepAliveEvery is Tracy's client's interval (500 idle passes of 10 ms);
+// a variable only so a test can shorten it.
+var keepAliveEvery = 5 * time.Second
 
 // senderHook, when set (by tests), runs at the start of every pump.
 var senderHook atomic.Pointer[func()]
@@ -119,7 +137,7 @@ func (p *profiler) welcome(onDemand bool) []byte {
 		CPUManufacturer: vendor,
 		CPUID:           id,
 		ProgramName:     p.program,
-		HostInfo:        advertise(p.hostInfo),
+		HostInfo:        withLine(advertise(p.hostInfo), protocol.ExtKeepAliveHostInfo),
 	}
 	if onDemand {
 		w.Flags |= protocol.FlagOnDemand
@@ -358,6 +376,15 @@ func (s *session) pump() bool {
 	}
 	if !s.terminated && s.drainAll() {
 		worked = true
+	}
+	if s.conn != nil && !s.terminated {
+		now := time.Now()
+		if worked || s.lastActive.IsZero() {
+			s.lastActive = now
+		} else if now.Sub(s.lastActive) >= keepAliveEvery {
+			s.buf = protocol.AppendKeepAlive(s.buf)
+			s.lastActive = now
+		}
 	}
 	s.flush()
 	return worked

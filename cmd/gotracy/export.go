@@ -71,12 +71,10 @@ func setupExport(fs *flag.FlagSet) func(*env, []string) error {
 	out := fs.String("o", "", "output `file` (required; written atomically)")
 	format := fs.String("format", "", "output `format`: chrome, perfetto or pprof (default: from the -o extension: .json/.json.zst, .perfetto-trace/.pftrace, .pb.gz/.pprof)")
 	var o exportOpts
-	for _, n := range []string{"f", "filter"} {
-		fs.StringVar(&o.filter, n, "", "export only zones whose name contains `FILTER`")
-	}
-	for _, n := range []string{"c", "case"} {
-		fs.BoolVar(&o.caseSensitive, n, false, "case-sensitive filter")
-	}
+	fs.StringVar(&o.filter, "f", "", "export only zones whose name contains `FILTER`")
+	alias(fs, "f", "filter")
+	fs.BoolVar(&o.caseSensitive, "c", false, "case-sensitive filter")
+	alias(fs, "c", "case")
 	force := fs.Bool("force", false, "overwrite the output file if it exists")
 	return func(e *env, args []string) error {
 		if len(args) != 1 {
@@ -101,7 +99,7 @@ func setupExport(fs *flag.FlagSet) func(*env, []string) error {
 		if err := checkFormatOutput(*out, *force); err != nil {
 			return err
 		}
-		return writeFormatOutput(*out, *force, func(w io.Writer) error {
+		return writeFormatOutput(e.context(), *out, *force, func(w io.Writer) error {
 			return write(w, args[0], o)
 		})
 	}

@@ -39,7 +39,7 @@ func importChrome(r io.Reader, in, out string) (*model.Trace, error) {
 func setupImport(fs *flag.FlagSet) func(*env, []string) error {
 	out := fs.String("o", "", "output .tracy `file` (required; written atomically)")
 	force := fs.Bool("f", false, "overwrite the output file if it exists")
-	fs.BoolVar(force, "force", false, "same as -f")
+	alias(fs, "f", "force")
 	return func(e *env, args []string) error {
 		if len(args) != 1 {
 			return usagef("import needs exactly one input file")
@@ -72,7 +72,7 @@ func setupImport(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		// LZ4 in 2 streams, as Tracy's importers save (FileCompression::Fast);
 		// `gotracy save` recompresses.
-		err = writeFormatOutput(*out, *force, func(w io.Writer) error {
+		err = writeFormatOutput(e.context(), *out, *force, func(w io.Writer) error {
 			return tracefile.Write(w, t, tracefile.WithLZ4(), tracefile.WithStreams(2))
 		})
 		if err != nil {

@@ -5,11 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gotracy/gotracy/analysis"
+	"github.com/gotracy/gotracy/internal/tracereport"
 	"github.com/gotracy/gotracy/tracefile"
 )
 
@@ -42,49 +42,12 @@ func init() {
 	})
 }
 
-// infoReport is the JSON document `gotracy info --json` prints. Keys are
-// stable; "load" is the only part that changes from run to run.
-type infoReport struct {
-	File    infoFile          `json:"file"`
-	Summary *analysis.Summary `json:"summary"`
-	Load    infoLoad          `json:"load"`
-}
-
-type infoFile struct {
-	Name         string `json:"name"`
-	Version      string `json:"version"`
-	Compression  string `json:"compression"`
-	Streams      int    `json:"streams"`
-	FileBytes    int64  `json:"file_bytes"`
-	PayloadBytes int64  `json:"payload_bytes"`
-}
-
-type infoLoad struct {
-	Seconds         float64 `json:"seconds"`
-	PayloadMBPerSec float64 `json:"payload_mb_per_s"`
-	ZonesPerSec     float64 `json:"zones_per_s"`
-}
+// infoReport is the JSON document `gotracy info --json` prints; the type
+// lives in internal/tracereport so the viewer serves the same object.
+type infoReport struct{ tracereport.Report }
 
 func newInfoReport(path string, rep *tracefile.Report, s *analysis.Summary) *infoReport {
-	r := &infoReport{
-		File: infoFile{
-			Name:         filepath.Base(path),
-			Version:      tracefile.VersionString(rep.Version),
-			Compression:  rep.Compression,
-			Streams:      rep.Streams,
-			FileBytes:    rep.FileBytes,
-			PayloadBytes: rep.PayloadBytes,
-		},
-		Summary: s,
-		Load: infoLoad{
-			Seconds:         rep.Duration.Seconds(),
-			PayloadMBPerSec: rep.PayloadMBps(),
-		},
-	}
-	if d := rep.Duration.Seconds(); d > 0 {
-		r.Load.ZonesPerSec = float64(s.Zones) / d
-	}
-	return r
+	return &infoReport{*tracereport.New(path, rep, s)}
 }
 
 func (r *infoReport) writeJSON(w io.Writer) error {

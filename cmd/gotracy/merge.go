@@ -41,7 +41,7 @@ func (o offsetFlag) Set(s string) error {
 func setupMerge(fs *flag.FlagSet) func(*env, []string) error {
 	out := fs.String("o", "", "output .tracy `file` (required; written atomically)")
 	force := fs.Bool("f", false, "overwrite the output file if it exists")
-	fs.BoolVar(force, "force", false, "same as -f")
+	alias(fs, "f", "force")
 	offsets := offsetFlag{}
 	fs.Var(offsets, "offset", "shift the times of input `FILE=NS` by NS nanoseconds (repeatable)")
 	return func(e *env, args []string) error {
@@ -83,7 +83,7 @@ func setupMerge(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFormatOutput(*out, *force, func(w io.Writer) error { return tracefile.Write(w, t) }); err != nil {
+		if err := writeFormatOutput(e.context(), *out, *force, func(w io.Writer) error { return tracefile.Write(w, t) }); err != nil {
 			return fmt.Errorf("saving %s: %w", *out, err)
 		}
 		fmt.Fprintf(e.stdout, "%s: %d inputs, %d zones, %d messages, %d plots, %d threads\n", *out, len(args), t.ZoneCount(), len(t.Messages), len(t.Plots), len(t.Threads))

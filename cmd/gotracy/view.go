@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gotracy/gotracy/internal/fileio"
+	"github.com/gotracy/gotracy/viewer"
+)
+
+func init() {
+	register(&command{
+		name:     "view",
+		graceful: true,
+		summary:  "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API)",
+		usage:    "view [--http ADDR] [--open] FILE.tracy",
+		setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			httpAddr := fs.String("http", "", "serve on `host:port` (default 127.0.0.1 and a free port; an empty host is 127.0.0.1; any other host must be named, as in --http 0.0.0.0:8080)")
+			open := fs.Bool("open", false, "open the page in the default browser")
+			return func(e *env, args []string) error {
+				if len(args) != 1 {
+					return usagef("view needs exactly one trace file")
+				}
+				addr, public, err := viewListenAddr(*httpAddr)
+				if err != nil {
+					return err
+				}
+				// Checked before listening, so a wrong path fails before a
+				// port is taken; the loader refuses non-regular files too,
+				// but only after the server would be announced.
+				if _, err := fileio.CheckInput(args[0]); err != nil {
+					return err
+				}
+				// Listen before the (possibly long) load, so a taken port
+				// fails at once rather than after a minute of decoding.
+				ln, err := net.Listen("tcp", addr)
+				if err != nil {
+					return fmt.Errorf("cannot listen on %s: %w", addr, err)
+				}
+				defer ln.Close()
+				t, rep, err := loadTrace(e, args[0])
+				if err != nil {
+					return err
+				}
+				// The viewer builds the report `info --json` prints
+				// (tracereport.New), alongside its index.
+				s, err := viewer.New(t, viewer.WithFileInfo(args[0], rep))
+				if err != nil {
+					return err
+				}
+				h := s.Handler()
+				if !public {
+					h = viewer.GuardHost(h)
+				}
+				// Catch the stop signal before announcing the URL: whoever
+				// reads it may stop the server at once.
+				ctx, stop := viewContext(e)
+				defer stop()
+				url := viewURL(ln.Addr().(*net.TCPAddr))
+				if public {
+					fmt.Fprintf(e.stderr, "gotracy view: warning: listening on %s, not only this machine: anyone who can reach it can read the trace\n", ln.Addr())
+				}
+				fmt.Fprintf(e.stdout, "gotracy view: serving %s at %s (Ctrl-C to stop)\n", filepath.Base(args[0]), url)
+				if *open {
+					openBrowser(e, url)
+				}
+				return serveView(ctx, ln, h)
+			}
+		},
+	})
+}
+
+// viewContext ends when the user asks the server to stop (the first
+// SIGINT, SIGTERM or SIGHUP ends e's context: view is a graceful command);
+// tests replace it.
+var viewContext = func(e *env) (context.Context, context.CancelFunc) {
+	return context.WithCancel(e.context())
+}
+
+// viewListenAddr turns the -http flag into an address to listen on. Like
+// `go tool pprof -http`, the default is a free port on loopback; unlike a
+// bare ":8080" to net.Listen, an empty host also means loopback, so the
+// trace (which may hold source code and host details) is never offered to
+// the network unless the user names a host that reaches it. public reports
+// such a named host.
+func viewListenAddr(flagVal string) (addr string, public bool, err error) {
+	if flagVal == "" {
+		return "127.0.0.1:0", false, nil
+	}
+	host, port, err := net.SplitHostPort(flagVal)
+	if err != nil {
+		return "", false, usagef("--http %q: expected host:port or :port, as in --http :8080 or --http 127.0.0.1:8080", flagVal)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil || port == "" {
+		return "", false, usagef("--http %q: %q is not a TCP port", flagVal, port)
+	}
+	switch strings.ToLower(host) {
+	case "":
+		return net.JoinHostPort("127.0.0.1", port), false, nil
+	case "localhost":
+		// Not looked up: a hosts file can point localhost anywhere.
+		return net.JoinHostPort("127.0.0.1", port), false, nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return flagVal, false, nil
+	}
+	return flagVal, true, nil
+}
+
+// viewURL is the address to print: a wildcard listen (0.0.0.0, ::) is
+// shown as loopback, which always works from this machine.
+func viewURL(a *net.TCPAddr) string {
+	ip := a.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return "http://" + net.JoinHostPort(ip.String(), fmt.Sprint(a.Port)) + "/"
+}
+
+// serveView serves h on ln until ctx ends, then lets requests in flight
+// finish (up to five seconds).
+func serveView(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute, // a full statistics table of a huge trace
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// browserCommand is how --open opens a URL; tests replace it.
+var browserCommand = func(url string) *exec.Cmd {
+	switch runtime.GOOS {
+	case "darwin":
+		return exec.Command("open", url)
+	case "windows":
+		return exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	}
+	return exec.Command("xdg-open", url)
+}
+
+// openBrowser tries to show url; failing to is only a note, never an
+// error: the URL is printed and the server runs anyway.
+func openBrowser(e *env, url string) {
+	c := browserCommand(url)
+	if err := c.Start(); err != nil {
+		fmt.Fprintf(e.stderr, "gotracy view: could not open a browser (%v); open %s yourself\n", err, url)
+		return
+	}
+	go c.Wait() // reap it; its exit status says nothing about the page
+}
