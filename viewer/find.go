@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"github.com/gotracy/gotracy/analysis"
 	"math"
 	"net/http"
 	"slices"
@@ -49,29 +50,29 @@ func (s *Server) apiFind(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return notFound("no source location %d in this trace (GET /api/v1/srclocs lists them)", id)
 	}
-	loc := &c.st.Locations[k]
+	refs := s.refs(c, k)
 	// Durations are read from the zones when a histogram or an order is
 	// first asked for, not kept: for ten million instances they would be
 	// 80 MB held for one view.
 	var d []int64
 	durs := func() []int64 {
 		if d == nil {
-			d = s.durations(c, k, self, make([]int64, 0, len(loc.Zones)))
+			d = s.durations(refs, self, make([]int64, 0, len(refs)))
 		}
 		return d
 	}
 	h := s.findHistogram(c, histKey{k, self, bins, logBins}, durs)
-	a := findAnswer{SrcLoc: id, Name: s.srcLoc(id).Name, Total: len(loc.Zones), Self: self, Log: logBins, Sort: order, Offset: offset,
+	a := findAnswer{SrcLoc: id, Name: s.srcLoc(id).Name, Total: len(refs), Self: self, Log: logBins, Sort: order, Offset: offset,
 		Min: h.min, Max: h.max, Edges: h.edges, Counts: h.counts, TotalNs: h.total, Instances: []findInstance{}}
-	if offset < len(loc.Zones) && limit > 0 {
-		idx := s.findOrder(c, k, order, self, durs)
-		end := min(len(loc.Zones), offset+limit)
+	if offset < len(refs) && limit > 0 {
+		idx := s.findOrder(c, k, refs, order, self, durs)
+		end := min(len(refs), offset+limit)
 		for j := offset; j < end; j++ {
 			i := uint32(j)
 			if idx != nil {
 				i = idx[j]
 			}
-			ref := loc.Zones[i]
+			ref := refs[i]
 			zl := &s.t.Threads[ref.Thread].Zones
 			z := zl.At(int(ref.Index))
 			dur := z.End() - z.Start()
@@ -175,10 +176,9 @@ func (bn binner) bin(v float64) int {
 // findOrder is the order of a location's instances for one sort (nil:
 // the order they are listed in), computed on first use and kept, so
 // paging through a million instances sorts once.
-func (s *Server) findOrder(c *statsCache, k int, order string, self bool, durs func() []int64) []uint32 {
-	loc := &c.st.Locations[k]
+func (s *Server) findOrder(c *statsCache, k int, refs []analysis.ZoneRef, order string, self bool, durs func() []int64) []uint32 {
 	start := func(i uint32) int64 {
-		r := loc.Zones[i]
+		r := refs[i]
 		return s.t.Threads[r.Thread].Zones.At(int(r.Index)).Start()
 	}
 	key := findKey{k, order, self && order != "time"}
@@ -192,7 +192,7 @@ func (s *Server) findOrder(c *statsCache, k int, order string, self bool, durs f
 		// The list is by thread, each thread's zones depth first, which
 		// is start order: one thread's list needs no sorting at all.
 		sorted := true
-		for i := 1; i < len(loc.Zones); i++ {
+		for i := 1; i < len(refs); i++ {
 			if start(uint32(i)) < start(uint32(i-1)) {
 				sorted = false
 				break
@@ -205,7 +205,7 @@ func (s *Server) findOrder(c *statsCache, k int, order string, self bool, durs f
 			return nil
 		}
 	}
-	idx = make([]uint32, len(loc.Zones))
+	idx = make([]uint32, len(refs))
 	for i := range idx {
 		idx[i] = uint32(i)
 	}
@@ -220,10 +220,21 @@ func (s *Server) findOrder(c *statsCache, k int, order string, self bool, durs f
 		slices.SortStableFunc(idx, func(a, b uint32) int { return cmp64(d[b], d[a]) })
 	}
 	c.sortMu.Lock()
+	// Orders of a few views stay cached (paging needs them); an order of
+	// ten million instances is 40 MB, so not every one ever asked for.
+	for old := range c.sorted {
+		if len(c.sorted) < sortedCacheLen {
+			break
+		}
+		delete(c.sorted, old)
+	}
 	c.sorted[key] = idx
 	c.sortMu.Unlock()
 	return idx
 }
+
+// sortedCacheLen is how many instance orders stay cached.
+const sortedCacheLen = 4
 
 func cmp64(a, b int64) int {
 	switch {

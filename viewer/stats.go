@@ -3,7 +3,7 @@ package viewer
 import (
 	"math"
 	"net/http"
-	"slices"
+	"runtime/debug"
 	"sync"
 
 	"github.com/gotracy/gotracy/analysis"
@@ -21,9 +21,10 @@ type statsCache struct {
 	median  []int64 // by position: median duration
 	selfMed []int64 // by position: median self time
 
-	sortMu sync.Mutex
-	sorted map[findKey][]uint32 // instance orders already asked for
-	hists  map[histKey]*histogram
+	sortMu   sync.Mutex
+	refCache []refEntry           // instance lists of the last locations asked for
+	sorted   map[findKey][]uint32 // instance orders already asked for
+	hists    map[histKey]*histogram
 }
 
 type findKey struct {
@@ -34,7 +35,10 @@ type findKey struct {
 
 func (s *Server) zoneStats() *statsCache {
 	s.statsOnce.Do(func() {
-		st := analysis.ComputeZoneStats(s.t, analysis.StatsOptions{KeepZones: true})
+		// Without KeepZones: the instance lists would cost 8 bytes a zone
+		// for as long as the viewer runs (80 MB for ten million zones);
+		// find builds the one it is asked for (refs).
+		st := analysis.ComputeZoneStats(s.t, analysis.StatsOptions{})
 		c := &statsCache{st: st, byID: make(map[int16]int, len(st.Locations)), sorted: map[findKey][]uint32{}, hists: map[histKey]*histogram{}}
 		for i := range st.Locations {
 			c.byID[st.Locations[i].SrcLoc] = i
@@ -62,8 +66,8 @@ func selfTime(zones *model.ZoneList, i int) int64 {
 	return self
 }
 
-func (s *Server) durations(c *statsCache, k int, self bool, dst []int64) []int64 {
-	for _, r := range c.st.Locations[k].Zones {
+func (s *Server) durations(refs []analysis.ZoneRef, self bool, dst []int64) []int64 {
+	for _, r := range refs {
 		zl := &s.t.Threads[r.Thread].Zones
 		if self {
 			dst = append(dst, selfTime(zl, int(r.Index)))
@@ -75,25 +79,139 @@ func (s *Server) durations(c *statsCache, k int, self bool, dst []int64) []int64
 	return dst
 }
 
-// medians sorts every location's durations once; the median is the
+// counted is the statistics' filter: a zone that ended and lasted > 0 ns.
+func counted(z *model.Zone) bool {
+	e := z.End()
+	return e >= 0 && e-z.Start() > 0
+}
+
+// refs lists location k's instances (the zones statistics count), by
+// thread and in each thread depth first, as ComputeZoneStats' KeepZones
+// would; built on first use by one scan of the zones and kept for the
+// last few locations asked for, not for all.
+func (s *Server) refs(c *statsCache, k int) []analysis.ZoneRef {
+	c.sortMu.Lock()
+	for _, e := range c.refCache {
+		if e.k == k {
+			c.sortMu.Unlock()
+			return e.refs
+		}
+	}
+	c.sortMu.Unlock()
+	id := c.st.Locations[k].SrcLoc
+	refs := make([]analysis.ZoneRef, 0, c.st.Locations[k].Count)
+	for ti := range s.t.Threads {
+		for zi, z := range s.t.Threads[ti].Zones.All() {
+			if z.SrcLoc == id && counted(z) {
+				refs = append(refs, analysis.ZoneRef{Thread: uint32(ti), Index: uint32(zi)})
+			}
+		}
+	}
+	c.sortMu.Lock()
+	c.refCache = append(c.refCache, refEntry{k, refs})
+	if len(c.refCache) > refCacheLen {
+		c.refCache = c.refCache[1:]
+	}
+	c.sortMu.Unlock()
+	return refs
+}
+
+// refCacheLen is how many locations' instance lists stay cached.
+const refCacheLen = 4
+
+type refEntry struct {
+	k    int
+	refs []analysis.ZoneRef
+}
+
+// medians finds every location's median duration and self time, the
 // element at n/2 of the sorted durations, as Tracy's statistics show it.
+// One scan of the zones gathers the durations of every location at once
+// (8 bytes a zone, dropped afterwards and handed back to the system: the
+// viewer should not keep a heap the size of its largest question), then
+// a selection finds each median without sorting.
 func (s *Server) medians(c *statsCache) {
 	c.medOnce.Do(func() {
-		c.median = make([]int64, len(c.st.Locations))
-		c.selfMed = make([]int64, len(c.st.Locations))
-		var d []int64
+		n := len(c.st.Locations)
+		c.median = make([]int64, n)
+		c.selfMed = make([]int64, n)
+		slot := make(map[int16]int, n)
 		for k := range c.st.Locations {
-			if c.st.Locations[k].Count == 0 {
-				continue
-			}
-			d = s.durations(c, k, false, d[:0])
-			slices.Sort(d)
-			c.median[k] = d[len(d)/2]
-			d = s.durations(c, k, true, d[:0])
-			slices.Sort(d)
-			c.selfMed[k] = d[len(d)/2]
+			slot[c.st.Locations[k].SrcLoc] = k
 		}
+		for pass, out := range [][]int64{c.median, c.selfMed} {
+			d := make([][]int64, n)
+			for k := range d {
+				d[k] = make([]int64, 0, c.st.Locations[k].Count)
+			}
+			for ti := range s.t.Threads {
+				zl := &s.t.Threads[ti].Zones
+				for zi, z := range zl.All() {
+					if !counted(z) {
+						continue
+					}
+					k, ok := slot[z.SrcLoc]
+					if !ok {
+						continue
+					}
+					if pass == 0 {
+						d[k] = append(d[k], z.End()-z.Start())
+					} else {
+						d[k] = append(d[k], selfTime(zl, zi))
+					}
+				}
+			}
+			for k := range d {
+				if len(d[k]) > 0 {
+					out[k] = nthElement(d[k], len(d[k])/2)
+				}
+			}
+		}
+		debug.FreeOSMemory()
 	})
+}
+
+// nthElement returns the element that would stand at position i if d were
+// sorted (d is reordered): quickselect with a median-of-three pivot.
+func nthElement(d []int64, i int) int64 {
+	lo, hi := 0, len(d)-1
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		// median of three to d[m]
+		if d[m] < d[lo] {
+			d[m], d[lo] = d[lo], d[m]
+		}
+		if d[hi] < d[lo] {
+			d[hi], d[lo] = d[lo], d[hi]
+		}
+		if d[hi] < d[m] {
+			d[hi], d[m] = d[m], d[hi]
+		}
+		p := d[m]
+		a, b := lo, hi
+		for a <= b {
+			for d[a] < p {
+				a++
+			}
+			for d[b] > p {
+				b--
+			}
+			if a <= b {
+				d[a], d[b] = d[b], d[a]
+				a++
+				b--
+			}
+		}
+		switch {
+		case i <= b:
+			hi = b
+		case i >= a:
+			lo = a
+		default:
+			return d[i]
+		}
+	}
+	return d[i]
 }
 
 // statRow is one row of `gotracy csv` (tracy-csvexport), plus the srcloc

@@ -214,7 +214,7 @@ func Build(t *model.Trace) *Index {
 			defer wg.Done()
 			for j := range jobs {
 				if j.c < 0 {
-					ix.cpu[j.k] = buildLevels(cpuSrc{&t.Threads[j.k].Zones, ix.last})
+					ix.cpu[j.k] = buildCPULevels(&t.Threads[j.k].Zones, ix.last)
 				} else {
 					ix.gpu[j.c][j.k] = buildLevels(gpuSrc{t.GpuContexts[j.c].Timelines[j.k].Zones, ix.last})
 				}
@@ -310,30 +310,23 @@ func (s gpuSrc) end(i uint32) int64 {
 }
 
 // buildLevels sorts a lane's zones by depth (a counting sort): one pass
-// over the zones finds each one's depth from the Next links, the second
-// pass runs over the depths alone.
+// over the zones finds each one's depth from the Next links and, since it
+// reads each zone's times anyway, the block bounds of every depth (see
+// levels); the second pass runs over the depths alone.
 func buildLevels[S zoneSource](s S) levels {
 	n := s.len()
 	if n == 0 {
 		return levels{}
 	}
-	depth := make([]uint16, n)
+	var b boundsBuilder
+	b.init(n)
 	var stack []uint32 // subtree ends of the open ancestors
-	var counts []uint32
 	for i := 0; i < n; i++ {
 		u := uint32(i)
 		for len(stack) > 0 && u >= stack[len(stack)-1] {
 			stack = stack[:len(stack)-1]
 		}
-		d := len(stack)
-		if d > math.MaxUint16 {
-			d = math.MaxUint16 // a malformed tree: keep going, never overflow
-		}
-		depth[i] = uint16(d)
-		if d >= len(counts) {
-			counts = append(counts, 0)
-		}
-		counts[d]++
+		b.add(i, len(stack), s.start(u), s.end(u))
 		if nx := s.next(u); nx > u+1 && len(stack) < math.MaxUint16 {
 			if len(stack) > 0 && nx > stack[len(stack)-1] {
 				nx = stack[len(stack)-1] // a child never outlives its parent's subtree
@@ -341,45 +334,122 @@ func buildLevels[S zoneSource](s S) levels {
 			stack = append(stack, nx)
 		}
 	}
-	off := make([]uint32, len(counts)+1)
-	for d, c := range counts {
-		off[d+1] = off[d] + c
+	return b.finish()
+}
+
+// buildCPULevels is buildLevels for a thread's ZoneList, walking its
+// chunks directly: the index of a 10M-zone thread is built in one
+// sequential read of its zones.
+func buildCPULevels(zl *model.ZoneList, last int64) levels {
+	n := zl.Len()
+	if n == 0 {
+		return levels{}
 	}
-	fill := make([]uint32, len(counts))
-	copy(fill, off[:len(counts)])
+	var b boundsBuilder
+	b.init(n)
+	var stack []uint32
+	i := 0
+	for _, chunk := range zl.Chunks() {
+		for j := range chunk {
+			z := &chunk[j]
+			u := uint32(i)
+			for len(stack) > 0 && u >= stack[len(stack)-1] {
+				stack = stack[:len(stack)-1]
+			}
+			zs, ze := z.Start(), z.End()
+			if ze < 0 {
+				ze = max(last, zs)
+			}
+			b.add(i, len(stack), zs, ze)
+			if nx := z.Next(); nx > u+1 && len(stack) < math.MaxUint16 {
+				if len(stack) > 0 && nx > stack[len(stack)-1] {
+					nx = stack[len(stack)-1]
+				}
+				stack = append(stack, nx)
+			}
+			i++
+		}
+	}
+	return b.finish()
+}
+
+// boundsBuilder gathers, zone by zone in pre-order, each zone's depth and
+// each depth's block bounds, then lays out the levels.
+type boundsBuilder struct {
+	depth []uint16
+	acc   []depthAcc
+}
+
+// depthAcc is one depth's state while its zones stream past.
+type depthAcc struct {
+	count  uint32  // zones of the depth so far
+	prevE  int64   // end of the depth's previous zone
+	widest int64   // of the current block: widest zone, or gap to the next entry
+	bounds []uint8 // finished blocks' bounds
+}
+
+func (b *boundsBuilder) init(n int) { b.depth = make([]uint16, n) }
+
+func (b *boundsBuilder) add(i, d int, zs, ze int64) {
+	if d >= len(b.acc) {
+		d = b.grow(d)
+	}
+	b.depth[i] = uint16(d)
+	a := &b.acc[d]
+	if c := a.count; c > 0 {
+		// The gap to this zone belongs to the previous entry's block,
+		// which this zone may be the first after.
+		a.widest = max(a.widest, zs-a.prevE)
+		if c&(blockLen-1) == 0 {
+			a.bounds = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0)))))
+			a.widest = 0
+		}
+	}
+	a.widest = max(a.widest, ze-zs)
+	a.prevE = ze
+	a.count++
+}
+
+// grow makes room for depth d (kept off add's path so add stays small).
+func (b *boundsBuilder) grow(d int) int {
+	d = min(d, math.MaxUint16) // a malformed tree: keep going, never overflow
+	for d >= len(b.acc) {
+		b.acc = append(b.acc, depthAcc{})
+	}
+	return d
+}
+
+func (b *boundsBuilder) finish() levels {
+	n := len(b.depth)
+	off := make([]uint32, len(b.acc)+1)
+	for d := range b.acc {
+		a := &b.acc[d]
+		off[d+1] = off[d] + a.count
+		a.bounds = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0))))) // the last, partial block
+	}
+	fill := make([]uint32, len(b.acc))
+	copy(fill, off[:len(b.acc)])
 	pos := make([]uint32, n)
-	for i, d := range depth {
+	for i, d := range b.depth {
 		pos[fill[d]] = uint32(i)
 		fill[d]++
 	}
 	lv := levels{off: off, pos: pos, mask: ^uint32(0)}
 	if n < 1<<idxBits {
 		lv.mask, lv.skip = idxMask, true
-		for d := range counts {
-			storeBounds(s, pos[off[d]:off[d+1]])
+		for d := range b.acc {
+			base := off[d]
+			for blk, bound := range b.acc[d].bounds {
+				p := base + uint32(blk)<<blockShift
+				if p+1 >= off[d+1] {
+					continue // a block of one entry holds no bound
+				}
+				pos[p] |= uint32(bound) >> 4 << idxBits
+				pos[p+1] |= uint32(bound) & 15 << idxBits
+			}
 		}
 	}
 	return lv
-}
-
-// storeBounds writes the block bounds of one depth's positions (see
-// levels).
-func storeBounds[S zoneSource](s S, pos []uint32) {
-	for b := 0; b+1 < len(pos); b += blockLen {
-		e := min(b+blockLen, len(pos))
-		var widest int64
-		for p := b; p < e; p++ {
-			z := pos[p]
-			zs, ze := s.start(z), s.end(z)
-			widest = max(widest, ze-zs)
-			if p+1 < len(pos) {
-				widest = max(widest, s.start(pos[p+1])-ze)
-			}
-		}
-		bound := uint32(bits.Len64(uint64(widest)))
-		pos[b] |= bound >> 4 << idxBits
-		pos[b+1] |= bound & 15 << idxBits
-	}
 }
 
 // Timeline fills dst with the answer to q, reusing dst's slices: after the

@@ -408,3 +408,26 @@ func TestGPULanes(t *testing.T) {
 		t.Fatalf("unended GPU zone not drawn to the trace's end: %+v", tl.Lanes[0].Items)
 	}
 }
+
+// The block bounds are tight enough to skip: in a run of tiny zones
+// (20-60 ns, gaps 10-40 ns) nearly every block's bound is the bit length
+// of its widest zone or gap, and both builders agree.
+func TestBlockBounds(t *testing.T) {
+	tr := heavyTrace(100_000, 4)
+	zl := &tr.Threads[0].Zones
+	cpu := buildCPULevels(zl, tr.Metadata.LastTime)
+	gen := buildLevels(cpuSrc{zl, tr.Metadata.LastTime})
+	if !slices.Equal(cpu.pos, gen.pos) || !slices.Equal(cpu.off, gen.off) {
+		t.Fatal("the chunk walk and the generic builder disagree")
+	}
+	small, blocks := 0, 0
+	for b := uint32(0); (b+1)<<blockShift <= cpu.off[1]; b++ {
+		blocks++
+		if cpu.blockBound(0, b) <= 7 { // below 128 ns
+			small++
+		}
+	}
+	if small*10 < blocks*9 {
+		t.Fatalf("%d of %d blocks have a bound that allows skipping at 128 ns", small, blocks)
+	}
+}
