@@ -67,7 +67,7 @@ func (tl *Timeline) AppendBinary(b []byte, t *model.Trace) []byte {
 			if it.Merged {
 				flags |= FlagMerged
 			} else {
-				name, color = zoneLook(t, l, it)
+				name, color = zoneLook(t, tl.colors, l, it)
 				if name != "" {
 					flags |= FlagName
 				}
@@ -98,7 +98,7 @@ func (tl *Timeline) AppendBinary(b []byte, t *model.Trace) []byte {
 
 // zoneLook finds a drawn zone's own name (ZoneName; "" when it has none)
 // and its colour as 0xRRGGBB (0 = none).
-func zoneLook(t *model.Trace, l *Lane, it *Item) (string, uint32) {
+func zoneLook(t *model.Trace, colors []uint32, l *Lane, it *Item) (string, uint32) {
 	var name string
 	var color uint32
 	if l.Kind == LaneCPU {
@@ -110,7 +110,9 @@ func zoneLook(t *model.Trace, l *Lane, it *Item) (string, uint32) {
 		}
 	}
 	if color == 0 {
-		if sl, ok := t.SrcLoc(it.SrcLoc); ok {
+		if colors != nil {
+			color = colors[uint16(it.SrcLoc)]
+		} else if sl, ok := t.SrcLoc(it.SrcLoc); ok {
 			color = sl.Color
 		}
 	}

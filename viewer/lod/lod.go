@@ -133,6 +133,9 @@ type Timeline struct {
 	Width int     `json:"width"`
 	MinPx float64 `json:"min_px"` // the merge width used (after the item bound)
 	Lanes []Lane  `json:"lanes"`
+
+	cursor []uint32 // the walk's scratch, kept between queries
+	colors []uint32 // the index's source-location colours (see Index.colors)
 }
 
 // Items is the number of items over all lanes.
@@ -199,12 +202,26 @@ type Index struct {
 	cpu   []levels   // by Trace.Threads
 	gpu   [][]levels // by GpuContexts, Timelines
 	last  int64      // where unended zones end
+	// colors is every source location's colour, by uint16(srcloc), so the
+	// encoder does not look each drawn zone's location up in a map.
+	colors []uint32
 }
 
 // Build indexes every thread's and GPU timeline's zones, one goroutine per
 // thread up to GOMAXPROCS. The trace must not change afterwards.
 func Build(t *model.Trace) *Index {
 	ix := &Index{trace: t, cpu: make([]levels, len(t.Threads)), gpu: make([][]levels, len(t.GpuContexts)), last: t.Metadata.LastTime}
+	ix.colors = make([]uint32, 1<<16)
+	for id := range t.SrcLocIndex {
+		if sl, ok := t.SrcLoc(model.SrcLocID(id)); ok {
+			ix.colors[uint16(id)] = sl.Color
+		}
+	}
+	for i, sl := range t.DynSrcLocs {
+		if i < 1<<15 {
+			ix.colors[uint16(-int16(i)-1)] = sl.Color
+		}
+	}
 	type job struct{ c, k int } // c < 0: CPU thread k
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -471,7 +488,7 @@ func (ix *Index) Timeline(q Query, dst *Timeline) error {
 	}
 	nl += len(ix.cpu)
 	for {
-		dst.T0, dst.T1, dst.Width, dst.MinPx = q.T0, q.T1, q.Width, q.MinPx
+		dst.T0, dst.T1, dst.Width, dst.MinPx, dst.colors = q.T0, q.T1, q.Width, q.MinPx, ix.colors
 		if cap(dst.Lanes) < nl {
 			dst.Lanes = append(dst.Lanes[:cap(dst.Lanes)], make([]Lane, nl-cap(dst.Lanes))...)
 		}
@@ -480,13 +497,13 @@ func (ix *Index) Timeline(q Query, dst *Timeline) error {
 		for th := range ix.cpu {
 			l := ix.nextLane(dst)
 			l.Kind, l.Thread = LaneCPU, th
-			total += laneItems(cpuSrc{&t.Threads[th].Zones, ix.last}, &ix.cpu[th], &q, l)
+			total += laneItems(cpuSrc{&t.Threads[th].Zones, ix.last}, &ix.cpu[th], &q, l, &dst.cursor)
 		}
 		for c := range ix.gpu {
 			for k := range ix.gpu[c] {
 				l := ix.nextLane(dst)
 				l.Kind, l.Context, l.Timeline = LaneGPU, c, k
-				total += laneItems(gpuSrc{t.GpuContexts[c].Timelines[k].Zones, ix.last}, &ix.gpu[c][k], &q, l)
+				total += laneItems(gpuSrc{t.GpuContexts[c].Timelines[k].Zones, ix.last}, &ix.gpu[c][k], &q, l, &dst.cursor)
 			}
 		}
 		if total <= q.MaxItems || q.MinPx >= float64(q.Width) {
@@ -506,12 +523,17 @@ func (ix *Index) nextLane(dst *Timeline) *Lane {
 }
 
 // laneItems fills l with one lane's answer and returns its item count.
-func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane) int {
+func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane, cursor *[]uint32) int {
 	l.Depth = lv.depth()
 	if l.Depth == 0 {
 		return 0
 	}
-	w := walker[S]{s: s, lv: lv, t0: q.T0, t1: q.T1, minNs: int64(math.Ceil(q.MinPx * q.nsPerPx())), l: l}
+	if cap(*cursor) < l.Depth {
+		*cursor = make([]uint32, l.Depth)
+	}
+	cur := (*cursor)[:l.Depth]
+	clear(cur)
+	w := walker[S]{s: s, lv: lv, t0: q.T0, t1: q.T1, minNs: int64(math.Ceil(q.MinPx * q.nsPerPx())), l: l, cursor: cur}
 	w.minNs = max(w.minNs, 1)
 	w.minBits = uint(bits.Len64(uint64(w.minNs))) - 1 // 2^minBits <= minNs
 	w.level(0, lv.off[0], lv.off[1])
@@ -531,6 +553,7 @@ type walker[S zoneSource] struct {
 	// below 2^minBits is below minNs.
 	minBits uint
 	l       *Lane
+	cursor  []uint32 // per depth: where the walk's last children ended
 }
 
 // level draws the zones at positions [lo, hi) of depth d, which are
@@ -540,8 +563,15 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 	lv, s := w.lv, w.s
 	// The first zone that ends at or after t0, and the first that starts
 	// after t1: the zones between overlap the window.
-	k := w.search(lo, hi, func(z uint32) bool { return s.end(z) >= w.t0 })
-	hi = w.search(k, hi, func(z uint32) bool { return s.start(z) > w.t1 })
+	// Children of a zone inside the window are all in it: one probe at
+	// each end answers, no search.
+	k := lo
+	if lo < hi && s.end(lv.at(lo)) < w.t0 {
+		k = w.search(lo, hi, func(z uint32) bool { return s.end(z) >= w.t0 })
+	}
+	if k < hi && s.start(lv.at(hi-1)) > w.t1 {
+		hi = w.search(k, hi, func(z uint32) bool { return s.start(z) > w.t1 })
+	}
 	for k < hi {
 		z := lv.at(k)
 		zs, ze := s.start(z), s.end(z)
@@ -549,7 +579,7 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 			w.l.Items = append(w.l.Items, Item{Start: zs, End: ze, Index: z, Count: 1, SrcLoc: s.srcloc(z), Depth: uint16(d), Unended: s.unended(z)})
 			w.l.Zones++
 			if nx := s.next(z); nx > z+1 && d+1 < lv.depth() {
-				clo, chi := w.childRange(d+1, z, nx)
+				clo, chi := w.nextChildren(d+1, z, nx)
 				if clo < chi {
 					w.level(d+1, clo, chi)
 				}
@@ -666,6 +696,50 @@ func (w *walker[S]) gallopStart(lo, hi uint32, t int64) uint32 {
 	for a+1 < b {
 		m := a + (b-a)/2
 		if w.s.start(lv.at(m)) >= t {
+			b = m
+		} else {
+			a = m
+		}
+	}
+	return b
+}
+
+// nextChildren is childRange for the walk's own descent: the walk meets
+// each depth's positions in increasing order (depth first, in time order),
+// so the search gallops from where the depth's previous children ended,
+// usually a probe or two away, instead of bisecting the whole depth.
+func (w *walker[S]) nextChildren(d int, z, nx uint32) (uint32, uint32) {
+	lv := w.lv
+	end := lv.off[d+1]
+	from := max(w.cursor[d], lv.off[d])
+	lo := w.gallopIndex(from, end, z+1)
+	hi := w.gallopIndex(lo, end, nx)
+	w.cursor[d] = hi
+	return lo, hi
+}
+
+// gallopIndex returns the first position in [lo, end) whose zone index is
+// at least x (end if none).
+func (w *walker[S]) gallopIndex(lo, end, x uint32) uint32 {
+	lv := w.lv
+	if lo >= end || lv.at(lo) >= x {
+		return lo
+	}
+	a, step, b := lo, uint32(1), end
+	for {
+		c := a + step
+		if c >= end {
+			break
+		}
+		if lv.at(c) >= x {
+			b = c
+			break
+		}
+		a, step = c, step*2
+	}
+	for a+1 < b {
+		m := a + (b-a)/2
+		if lv.at(m) >= x {
 			b = m
 		} else {
 			a = m
