@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gotracy/gotracy/internal/fileio"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -124,7 +125,7 @@ func checkOutput(path string) error {
 	st, err := os.Lstat(path)
 	switch {
 	case err == nil && !st.Mode().IsRegular():
-		return fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, kind(st.Mode()))
+		return fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, fileio.Kind(st.Mode()))
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("tracyfile: %w", err)
 	}
@@ -135,20 +136,4 @@ func checkOutput(path string) error {
 	f.Close()
 	os.Remove(f.Name())
 	return nil
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "non-regular file"
 }
