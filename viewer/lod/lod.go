@@ -365,27 +365,52 @@ func buildCPULevels(zl *model.ZoneList, last int64) levels {
 	var b boundsBuilder
 	b.init(n)
 	var stack []uint32
-	i := 0
+	top := uint32(math.MaxUint32) // the innermost open ancestor's subtree end
+	d := -1                       // depth of the accumulator a
+	var a *depthAcc
+	base := 0
 	for _, chunk := range zl.Chunks() {
+		depth := b.depth[base : base+len(chunk)]
 		for j := range chunk {
 			z := &chunk[j]
-			u := uint32(i)
-			for len(stack) > 0 && u >= stack[len(stack)-1] {
+			u := uint32(base + j)
+			for u >= top {
 				stack = stack[:len(stack)-1]
+				top = math.MaxUint32
+				if len(stack) > 0 {
+					top = stack[len(stack)-1]
+				}
 			}
 			zs, ze := z.Start(), z.End()
 			if ze < 0 {
 				ze = max(last, zs)
 			}
-			b.add(i, len(stack), zs, ze)
-			if nx := z.Next(); nx > u+1 && len(stack) < math.MaxUint16 {
-				if len(stack) > 0 && nx > stack[len(stack)-1] {
-					nx = stack[len(stack)-1]
+			if len(stack) != d {
+				d = len(stack)
+				if d >= len(b.acc) {
+					d = b.grow(d)
 				}
-				stack = append(stack, nx)
+				a = &b.acc[d]
 			}
-			i++
+			depth[j] = uint16(d)
+			// boundsBuilder.add, inlined: this loop is the index's cost.
+			if c := a.count; c > 0 {
+				a.widest = max(a.widest, zs-a.prevE)
+				if c&(blockLen-1) == 0 {
+					a.bounds = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0)))))
+					a.widest = 0
+				}
+			}
+			a.widest = max(a.widest, ze-zs)
+			a.prevE = ze
+			a.count++
+			if nx := z.Next(); nx > u+1 && len(stack) < math.MaxUint16 {
+				nx = min(nx, top) // a child never outlives its parent's subtree
+				stack = append(stack, nx)
+				top = nx
+			}
 		}
+		base += len(chunk)
 	}
 	return b.finish()
 }

@@ -420,6 +420,12 @@ func TestBlockBounds(t *testing.T) {
 	if !slices.Equal(cpu.pos, gen.pos) || !slices.Equal(cpu.off, gen.off) {
 		t.Fatal("the chunk walk and the generic builder disagree")
 	}
+	nested := synthtrace.Make(synthtrace.Spec{Zones: 300_000, Threads: 1, MaxDepth: 20, Seed: 8})
+	nz := &nested.Threads[0].Zones
+	nc, ng := buildCPULevels(nz, nested.Metadata.LastTime), buildLevels(cpuSrc{nz, nested.Metadata.LastTime})
+	if !slices.Equal(nc.pos, ng.pos) || !slices.Equal(nc.off, ng.off) {
+		t.Fatal("on a nested thread the chunk walk and the generic builder disagree")
+	}
 	small, blocks := 0, 0
 	for b := uint32(0); (b+1)<<blockShift <= cpu.off[1]; b++ {
 		blocks++
