@@ -27,7 +27,6 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 
@@ -134,8 +133,9 @@ type Timeline struct {
 	MinPx float64 `json:"min_px"` // the merge width used (after the item bound)
 	Lanes []Lane  `json:"lanes"`
 
-	cursor []uint32 // the walk's scratch, kept between queries
-	colors []uint32 // the index's source-location colours (see Index.colors)
+	cursor  []uint32 // the walk's scratch, kept between queries
+	scratch []Item   // the depth sort's
+	colors  []uint32 // the index's source-location colours (see Index.colors)
 }
 
 // Items is the number of items over all lanes.
@@ -522,13 +522,13 @@ func (ix *Index) Timeline(q Query, dst *Timeline) error {
 		for th := range ix.cpu {
 			l := ix.nextLane(dst)
 			l.Kind, l.Thread = LaneCPU, th
-			total += laneItems(cpuSrc{&t.Threads[th].Zones, ix.last}, &ix.cpu[th], &q, l, &dst.cursor)
+			total += laneItems(cpuSrc{&t.Threads[th].Zones, ix.last}, &ix.cpu[th], &q, l, &dst.cursor, &dst.scratch)
 		}
 		for c := range ix.gpu {
 			for k := range ix.gpu[c] {
 				l := ix.nextLane(dst)
 				l.Kind, l.Context, l.Timeline = LaneGPU, c, k
-				total += laneItems(gpuSrc{t.GpuContexts[c].Timelines[k].Zones, ix.last}, &ix.gpu[c][k], &q, l, &dst.cursor)
+				total += laneItems(gpuSrc{t.GpuContexts[c].Timelines[k].Zones, ix.last}, &ix.gpu[c][k], &q, l, &dst.cursor, &dst.scratch)
 			}
 		}
 		if total <= q.MaxItems || q.MinPx >= float64(q.Width) {
@@ -548,7 +548,7 @@ func (ix *Index) nextLane(dst *Timeline) *Lane {
 }
 
 // laneItems fills l with one lane's answer and returns its item count.
-func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane, cursor *[]uint32) int {
+func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane, cursor *[]uint32, scratch *[]Item) int {
 	l.Depth = lv.depth()
 	if l.Depth == 0 {
 		return 0
@@ -564,8 +564,28 @@ func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane, cursor *[]uint3
 	w.level(0, lv.off[0], lv.off[1])
 	// Items come out in depth-first order; the encoding wants them by
 	// depth, then start. Within one depth they are already in start order,
-	// so a stable sort by depth is enough.
-	slices.SortStableFunc(l.Items, func(a, b Item) int { return int(a.Depth) - int(b.Depth) })
+	// so a counting sort by depth (stable, linear) is enough; the walk's
+	// cursors, done with, count.
+	cnt := cur
+	clear(cnt)
+	for i := range l.Items {
+		cnt[l.Items[i].Depth]++
+	}
+	sum := uint32(0)
+	for d, c := range cnt {
+		cnt[d] = sum
+		sum += c
+	}
+	if cap(*scratch) < len(l.Items) {
+		*scratch = make([]Item, len(l.Items), 2*len(l.Items))
+	}
+	out := (*scratch)[:len(l.Items)]
+	for i := range l.Items {
+		d := l.Items[i].Depth
+		out[cnt[d]] = l.Items[i]
+		cnt[d]++
+	}
+	copy(l.Items, out)
 	return len(l.Items)
 }
 
