@@ -120,6 +120,14 @@ async function boot() {
 
   function writeTimelineHash() {
     if (currentView() !== "timeline") return;
+    // While a link is being applied, the address is the link's: writing
+    // the view's state now could overwrite a newer link that arrived
+    // during the load (the newest link must win). Try again after.
+    if (routing) {
+      clearTimeout(hashTimer);
+      hashTimer = setTimeout(writeTimelineHash, 150);
+      return;
+    }
     history.replaceState(null, "", timelineHash(zoneInfo.ref ? refString(zoneInfo.ref) : null));
   }
 
@@ -144,6 +152,8 @@ async function boot() {
   // loading (a zone's info) runs after it, so the newest hash always wins.
   let again = false;
   async function route() {
+    // The new address wins over a pending write of the old view's state.
+    clearTimeout(hashTimer);
     if (routing) {
       again = true;
       return;
