@@ -247,18 +247,28 @@ type lockLane struct {
 	Threads []lockThreadRow `json:"threads"`
 }
 
-func (s *Server) apiLocks(w http.ResponseWriter, r *http.Request) error {
+// spanWindow reads the window of a span row's request (locks, message
+// ticks) and its merge width, lod's default when none is given.
+func (s *Server) spanWindow(r *http.Request) (lod.Query, float64, error) {
 	if err := checkParams(r, "t0", "t1", "width", "minpx"); err != nil {
-		return err
+		return lod.Query{}, 0, err
 	}
 	p := params{r: r}
 	q := s.window(&p, true)
 	if p.err != nil {
-		return p.err
+		return lod.Query{}, 0, p.err
 	}
 	minPx := q.MinPx
 	if minPx == 0 {
 		minPx = lod.DefaultMinPx
+	}
+	return q, minPx, nil
+}
+
+func (s *Server) apiLocks(w http.ResponseWriter, r *http.Request) error {
+	q, minPx, err := s.spanWindow(r)
+	if err != nil {
+		return err
 	}
 	b := s.getSpanBuf()
 	defer s.putSpanBuf(b)
@@ -300,17 +310,9 @@ type msgLane struct {
 }
 
 func (s *Server) apiMessages(w http.ResponseWriter, r *http.Request) error {
-	if err := checkParams(r, "t0", "t1", "width", "minpx"); err != nil {
+	q, minPx, err := s.spanWindow(r)
+	if err != nil {
 		return err
-	}
-	p := params{r: r}
-	q := s.window(&p, true)
-	if p.err != nil {
-		return p.err
-	}
-	minPx := q.MinPx
-	if minPx == 0 {
-		minPx = lod.DefaultMinPx
 	}
 	b := s.getSpanBuf()
 	defer s.putSpanBuf(b)
