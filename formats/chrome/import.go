@@ -437,6 +437,18 @@ func (im *importer) u64(f *field, name string) (uint64, error) {
 	return uint64(n.f), nil
 }
 
+// threadTime reads the thread and the time every timeline and message
+// event needs, in that order (a bad tid is reported before a bad ts).
+func (im *importer) threadTime() (tid, ts uint64, err error) {
+	if tid, err = im.thread(); err != nil {
+		return 0, 0, err
+	}
+	if ts, err = im.nanos(&im.ev.ts, "ts"); err != nil {
+		return 0, 0, err
+	}
+	return tid, ts, nil
+}
+
 func (im *importer) thread() (uint64, error) {
 	ev := &im.ev
 	tid, err := im.u64(&ev.tid, "tid")
@@ -489,11 +501,7 @@ func (im *importer) apply() error {
 	}
 	switch string(ev.ph.b) { // no allocation: the conversion is only compared
 	case "B", "b":
-		tid, err := im.thread()
-		if err != nil {
-			return err
-		}
-		ts, err := im.nanos(&ev.ts, "ts")
+		tid, ts, err := im.threadTime()
 		if err != nil {
 			return err
 		}
@@ -503,21 +511,13 @@ func (im *importer) apply() error {
 		loc := im.location(ev.name.b)
 		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Loc: loc, Text: im.zoneText()})
 	case "E", "e":
-		tid, err := im.thread()
-		if err != nil {
-			return err
-		}
-		ts, err := im.nanos(&ev.ts, "ts")
+		tid, ts, err := im.threadTime()
 		if err != nil {
 			return err
 		}
 		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts})
 	case "X":
-		tid, err := im.thread()
-		if err != nil {
-			return err
-		}
-		ts, err := im.nanos(&ev.ts, "ts")
+		tid, ts, err := im.threadTime()
 		if err != nil {
 			return err
 		}
@@ -532,11 +532,7 @@ func (im *importer) apply() error {
 		im.in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Loc: loc, Text: im.zoneText()},
 			tracyimport.Zone{Tid: tid, Ts: ts + dur})
 	case "i", "I":
-		tid, err := im.thread()
-		if err != nil {
-			return err
-		}
-		ts, err := im.nanos(&ev.ts, "ts")
+		tid, ts, err := im.threadTime()
 		if err != nil {
 			return err
 		}
