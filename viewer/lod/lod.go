@@ -720,19 +720,34 @@ func (w *walker[S]) search(lo, hi uint32, ok func(z uint32) bool) uint32 {
 // bisecting, so a target a few zones away costs a few probes in nearby
 // memory rather than a bisection of the whole depth across cold cache
 // lines: a merged run's next step is usually close.
-func (w *walker[S]) gallopStart(lo, hi uint32, t int64) uint32 {
+func (w *walker[S]) gallopStart(lo, hi uint32, t int64) uint32 { return w.gallop(lo, hi, t, false) }
+
+// gallopIndex returns the first position in [lo, hi) whose zone index is
+// at least x (hi if none), by the same galloping.
+func (w *walker[S]) gallopIndex(lo, hi, x uint32) uint32 { return w.gallop(lo, hi, int64(x), true) }
+
+// gallop is the search of gallopStart (byIndex false: the key is the
+// zone's start) and gallopIndex (true: the key is the zone index). Both
+// keys grow along a depth.
+func (w *walker[S]) gallop(lo, hi uint32, t int64, byIndex bool) uint32 {
 	lv := w.lv
-	if lo >= hi || w.s.start(lv.at(lo)) >= t {
+	ge := func(p uint32) bool {
+		if byIndex {
+			return int64(lv.at(p)) >= t
+		}
+		return w.s.start(lv.at(p)) >= t
+	}
+	if lo >= hi || ge(lo) {
 		return lo
 	}
-	// invariant: position a starts before t; the answer is in (a, b]
+	// invariant: position a is below the key; the answer is in (a, b]
 	a, step, b := lo, uint32(1), hi
 	for {
 		c := a + step
 		if c >= hi {
 			break
 		}
-		if w.s.start(lv.at(c)) >= t {
+		if ge(c) {
 			b = c
 			break
 		}
@@ -740,7 +755,7 @@ func (w *walker[S]) gallopStart(lo, hi uint32, t int64) uint32 {
 	}
 	for a+1 < b {
 		m := a + (b-a)/2
-		if w.s.start(lv.at(m)) >= t {
+		if ge(m) {
 			b = m
 		} else {
 			a = m
@@ -761,36 +776,6 @@ func (w *walker[S]) nextChildren(d int, z, nx uint32) (uint32, uint32) {
 	hi := w.gallopIndex(lo, end, nx)
 	w.cursor[d] = hi
 	return lo, hi
-}
-
-// gallopIndex returns the first position in [lo, end) whose zone index is
-// at least x (end if none).
-func (w *walker[S]) gallopIndex(lo, end, x uint32) uint32 {
-	lv := w.lv
-	if lo >= end || lv.at(lo) >= x {
-		return lo
-	}
-	a, step, b := lo, uint32(1), end
-	for {
-		c := a + step
-		if c >= end {
-			break
-		}
-		if lv.at(c) >= x {
-			b = c
-			break
-		}
-		a, step = c, step*2
-	}
-	for a+1 < b {
-		m := a + (b-a)/2
-		if lv.at(m) >= x {
-			b = m
-		} else {
-			a = m
-		}
-	}
-	return b
 }
 
 // childRange returns the positions at depth d of the zones with indices in
