@@ -21,8 +21,12 @@ func init() {
 	register(&command{
 		name:     "view",
 		graceful: true,
-		summary:  "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API)",
-		usage:    "view [--http ADDR] [--open] FILE.tracy",
+		help: "The page and everything it shows come from an HTTP API: GET /api/v1/ lists the endpoints\n" +
+			"(trace, statistics, timeline, zone, find, messages, frame images, ...), documented in\n" +
+			"docs/viewer-api.md; e.g. curl -s URL/api/v1/statistics gives the numbers of gotracy csv.\n" +
+			"Ctrl-C, SIGTERM or SIGHUP stops the server after the requests in flight.",
+		summary: "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API)",
+		usage:   "view [--http ADDR] [--open] FILE.tracy",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			httpAddr := fs.String("http", "", "serve on `host:port` (default 127.0.0.1 and a free port; an empty host is 127.0.0.1; any other host must be named, as in --http 0.0.0.0:8080)")
 			open := fs.Bool("open", false, "open the page in the default browser")
