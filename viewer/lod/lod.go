@@ -24,13 +24,13 @@ package lod
 import (
 	"errors"
 	"fmt"
-	"github.com/gotracy/gotracy/internal/hugepage"
 	"math"
 	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
 
+	"github.com/gotracy/gotracy/internal/hugepage"
 	"github.com/gotracy/gotracy/model"
 )
 
