@@ -173,15 +173,78 @@ type Comparison struct {
 // the still unpaired locations with equal keys, in each trace's row order
 // (two locations of A with one key take B's first two with that key).
 func Compare(a, b *model.Trace, o CompareOptions) *Comparison {
-	sideA := compareSides(a, o)
-	sideB := compareSides(b, o)
-	c := &Comparison{Match: o.Match, ZonesA: sideA.zones, ZonesB: sideB.zones}
-	pairOf := make([]int, len(sideA.rows)) // A row -> B row, -1 none
+	return CompareProfiles(NewCompareProfile(a), NewCompareProfile(b), o)
+}
+
+// CompareProfile is one trace's figures per source location, computed
+// once (one statistics pass and one median pass over the zones) so a
+// viewer can compare under several options without walking the zones
+// again. It is read-only once made.
+type CompareProfile struct {
+	rows  []CompareSide // locations with counted zones, in csv row order
+	zones uint64
+}
+
+// NewCompareProfile computes t's figures for CompareProfiles.
+func NewCompareProfile(t *model.Trace) *CompareProfile {
+	st := ComputeZoneStats(t, StatsOptions{})
+	med := Medians(t, st)
+	p := &CompareProfile{zones: st.Zones}
+	for k := range st.Locations {
+		l := &st.Locations[k]
+		if l.Count == 0 {
+			continue // csv leaves these out
+		}
+		sl := tracySrcLoc(t, l.SrcLoc)
+		p.rows = append(p.rows, CompareSide{SrcLoc: l.SrcLoc, Name: srclocNameOf(t, sl), File: tracyRefString(t, sl.File), Line: sl.Line,
+			Count: l.Count, Total: l.Total, Mean: l.Mean(), Median: med[k], Min: l.Min, Max: l.Max})
+	}
+	return p
+}
+
+// Side returns the figures of location id, if it has counted zones.
+func (p *CompareProfile) Side(id model.SrcLocID) (*CompareSide, bool) {
+	for i := range p.rows {
+		if p.rows[i].SrcLoc == id {
+			return &p.rows[i], true
+		}
+	}
+	return nil, false
+}
+
+// selected lists the positions of p's rows that pass o's filter.
+func (p *CompareProfile) selected(o CompareOptions) []*CompareSide {
+	filter := o.Filter
+	if !o.CaseSensitive {
+		filter = asciiLower(filter)
+	}
+	out := make([]*CompareSide, 0, len(p.rows))
+	for i := range p.rows {
+		n := p.rows[i].Name
+		if filter != "" {
+			if !o.CaseSensitive {
+				n = asciiLower(n)
+			}
+			if !strings.Contains(n, filter) {
+				continue
+			}
+		}
+		out = append(out, &p.rows[i])
+	}
+	return out
+}
+
+// CompareProfiles is Compare over profiles made before. The rows point
+// into the profiles' figures: do not change them.
+func CompareProfiles(pa, pb *CompareProfile, o CompareOptions) *Comparison {
+	sideA, sideB := pa.selected(o), pb.selected(o)
+	c := &Comparison{Match: o.Match, ZonesA: pa.zones, ZonesB: pb.zones}
+	pairOf := make([]int, len(sideA)) // A row -> B row, -1 none
 	for i := range pairOf {
 		pairOf[i] = -1
 	}
-	how := make([]string, len(sideA.rows))
-	takenB := make([]bool, len(sideB.rows))
+	how := make([]string, len(sideA))
+	takenB := make([]bool, len(sideB))
 	for step := o.Match; step <= MatchName; step++ {
 		key := func(s *CompareSide) string {
 			switch step {
@@ -193,73 +256,37 @@ func Compare(a, b *model.Trace, o CompareOptions) *Comparison {
 			return s.Name
 		}
 		free := map[string][]int{} // key -> B rows still unpaired, in order
-		for j := range sideB.rows {
+		for j := range sideB {
 			if !takenB[j] {
-				k := key(&sideB.rows[j])
+				k := key(sideB[j])
 				free[k] = append(free[k], j)
 			}
 		}
-		for i := range sideA.rows {
+		for i := range sideA {
 			if pairOf[i] >= 0 {
 				continue
 			}
-			k := key(&sideA.rows[i])
+			k := key(sideA[i])
 			if js := free[k]; len(js) > 0 {
 				pairOf[i], how[i], takenB[js[0]] = js[0], step.String(), true
 				free[k] = js[1:]
 			}
 		}
 	}
-	for i := range sideA.rows {
-		r := CompareRow{Name: sideA.rows[i].Name, A: &sideA.rows[i], MatchedBy: how[i]}
+	c.Rows = make([]CompareRow, 0, len(sideA)+len(sideB))
+	for i := range sideA {
+		r := CompareRow{Name: sideA[i].Name, A: sideA[i], MatchedBy: how[i]}
 		if j := pairOf[i]; j >= 0 {
-			r.B = &sideB.rows[j]
+			r.B = sideB[j]
 		}
 		c.Rows = append(c.Rows, r)
 	}
-	for j := range sideB.rows {
+	for j := range sideB {
 		if !takenB[j] {
-			c.Rows = append(c.Rows, CompareRow{Name: sideB.rows[j].Name, B: &sideB.rows[j]})
+			c.Rows = append(c.Rows, CompareRow{Name: sideB[j].Name, B: sideB[j]})
 		}
 	}
 	return c
-}
-
-type sides struct {
-	rows  []CompareSide
-	zones uint64
-}
-
-// compareSides is one trace's selected locations with counted zones, in
-// csv row order.
-func compareSides(t *model.Trace, o CompareOptions) sides {
-	st := ComputeZoneStats(t, StatsOptions{})
-	med := Medians(t, st)
-	out := sides{zones: st.Zones}
-	filter := o.Filter
-	if !o.CaseSensitive {
-		filter = asciiLower(filter)
-	}
-	for k := range st.Locations {
-		l := &st.Locations[k]
-		if l.Count == 0 {
-			continue // csv leaves these out
-		}
-		sl := tracySrcLoc(t, l.SrcLoc)
-		name := srclocNameOf(t, sl)
-		if filter != "" {
-			n := name
-			if !o.CaseSensitive {
-				n = asciiLower(n)
-			}
-			if !strings.Contains(n, filter) {
-				continue
-			}
-		}
-		out.rows = append(out.rows, CompareSide{SrcLoc: l.SrcLoc, Name: name, File: tracyRefString(t, sl.File), Line: sl.Line,
-			Count: l.Count, Total: l.Total, Mean: l.Mean(), Median: med[k], Min: l.Min, Max: l.Max})
-	}
-	return out
 }
 
 // CompareSortKeys are the orders SortCompareRows knows.
