@@ -54,13 +54,16 @@ func handStats(t *model.Trace) map[model.SrcLocID]*handLoc {
 	return out
 }
 
-func newCompareServer(t *testing.T, a, b *model.Trace) *viewer.Compare {
+func newCompareServer(t *testing.T, a, b *model.Trace, names ...string) *viewer.Compare {
 	t.Helper()
-	sa, err := viewer.New(a, viewer.WithName("before.tracy"))
+	if len(names) < 2 {
+		names = []string{"before.tracy", "after.tracy"}
+	}
+	sa, err := viewer.New(a, viewer.WithName(names[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := viewer.New(b, viewer.WithName("after.tracy"))
+	sb, err := viewer.New(b, viewer.WithName(names[1]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,7 +243,7 @@ class CompareView {
       el("div", { class: "seg" }, seg("logv", logv, "Log values", "counts on a log scale"), seg("time", time, "Cumulate time", "total time of the zones in each bin instead of their count"), seg("norm", norm, "Normalize", "scale the trace with fewer zones to the other's count (Tracy's Normalize values)")),
     );
     this.detail.replaceChildren(head, el("div", { class: "cmp-body" }, facts, el("div", { class: "cmp-hist" }, bar, canvas, axis, tip)));
-    const q = { bins: Math.max(20, Math.min(600, Math.floor((canvas.clientWidth || 600) / 3))), log: log ? 1 : null };
+    const q = { bins: Math.max(20, Math.min(600, Math.floor((canvas.clientWidth || 600) / 4))), log: log ? 1 : null };
     if (r.a) q.a = r.a.srcloc;
     if (r.b) q.b = r.b.srcloc;
     this.ac && this.ac.abort();

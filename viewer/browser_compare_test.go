@@ -1,0 +1,336 @@
+package viewer_test
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/internal/synthtrace"
+	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/tracefile"
+)
+
+// TestBrowserCompare drives the compare page of `gotracy view A B` in
+// headless Chromium: on the synthetic pair (any clone) and on the
+// demo/demo-ondemand fixtures.
+func TestBrowserCompare(t *testing.T) {
+	if chromiumPath() == "" {
+		t.Skip(noChromium)
+	}
+	dir, err := shotDir()
+	if err != nil {
+		t.Fatalf("screenshot folder: %v", err)
+	}
+	t.Logf("screenshots of this run: %s", dir)
+	t.Run("Synthetic", testBrowserCompareSynthetic)
+	t.Run("Demo", testBrowserCompareDemo)
+}
+
+// domRow is one row of #cmp-table as the page shows it: each cell's raw
+// value (data-v) by column key.
+type domRow struct {
+	Key     string            `json:"key"`
+	A       string            `json:"a"`
+	B       string            `json:"b"`
+	Matched string            `json:"matched"`
+	Cells   map[string]string `json:"cells"`
+	Text    map[string]string `json:"text"`
+}
+
+const readCompareTable = `(() => {
+  const t = document.querySelector('#cmp-table');
+  const keys = [...t.tHead.rows[0].cells].map((th) => th.dataset.key);
+  return [...t.tBodies[0].rows].map((tr) => {
+    const cells = {}, text = {};
+    [...tr.cells].forEach((td, i) => { if (td.dataset.v !== undefined) cells[keys[i]] = td.dataset.v; text[keys[i]] = td.textContent; });
+    return { key: tr.dataset.key, a: tr.dataset.a, b: tr.dataset.b, matched: tr.dataset.matched, cells, text };
+  });
+})()`
+
+func (b *browser) openCompare(hash string) {
+	b.tb.Helper()
+	b.checkErrors()
+	b.run("open "+hash, chromedp.Navigate("about:blank"), chromedp.Navigate(b.base+hash))
+	b.waitFor("the compare table", `!!document.querySelector('#cmp-table')`)
+}
+
+func (b *browser) compareRows() []domRow {
+	b.tb.Helper()
+	var rows []domRow
+	b.eval(readCompareTable, &rows)
+	return rows
+}
+
+// checkRowsByHand holds every figure the table shows to the hand count of
+// each trace's zones, and each ratio to mean B / mean A of that count.
+func checkRowsByHand(t *testing.T, rows []domRow, ha, hb map[model.SrcLocID]*handLoc) {
+	t.Helper()
+	for _, r := range rows {
+		name := r.Text["name"]
+		for _, side := range []struct {
+			id   string
+			hand map[model.SrcLocID]*handLoc
+			suf  string
+		}{{r.A, ha, "_a"}, {r.B, hb, "_b"}} {
+			if side.id == "" {
+				if v, ok := r.Cells["count"+side.suf]; ok {
+					t.Errorf("%s: no location in %s, yet count %s", name, side.suf, v)
+				}
+				continue
+			}
+			id, _ := strconv.Atoi(side.id)
+			h := side.hand[model.SrcLocID(id)]
+			if h == nil {
+				t.Errorf("%s: location %d has no zones", name, id)
+				continue
+			}
+			if h.name != name {
+				t.Errorf("row %s shows location %d of trace%s, which is %s", name, id, side.suf, h.name)
+			}
+			want := map[string]int64{"count" + side.suf: int64(h.count), "total" + side.suf: h.total, "mean" + side.suf: h.mean, "median" + side.suf: h.median}
+			for k, w := range want {
+				if r.Cells[k] != strconv.FormatInt(w, 10) {
+					t.Errorf("%s %s: the page shows %q, by hand %d", name, k, r.Cells[k], w)
+				}
+			}
+		}
+		if r.A != "" && r.B != "" {
+			ia, _ := strconv.Atoi(r.A)
+			ib, _ := strconv.Atoi(r.B)
+			want := float64(hb[model.SrcLocID(ib)].mean) / float64(ha[model.SrcLocID(ia)].mean)
+			got, err := strconv.ParseFloat(r.Cells["ratio"], 64)
+			if err != nil || math.Abs(got-want) > 1e-12 {
+				t.Errorf("%s: ratio %q, by hand %v", name, r.Cells["ratio"], want)
+			}
+		}
+	}
+}
+
+// histPixels counts the canvas's pixels of A's, B's and the overlap's
+// colours.
+func (b *browser) histPixels() (a, bb, both int) {
+	b.tb.Helper()
+	var n [3]int
+	b.eval(`(() => {
+  const c = document.querySelector('#cmp-hist');
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  const n = [0, 0, 0];
+  for (let i = 0; i < d.length; i += 4) {
+    const r = d[i], g = d[i + 1], b = d[i + 2];
+    if (r === 0xdd && g === 0xdd && b === 0x22) n[0]++;
+    else if (r === 0xdd && g === 0x22 && b === 0x22) n[1]++;
+    else if (r === 0xdd && g === 0x88 && b === 0x22) n[2]++;
+  }
+  return n;
+})()`, &n)
+	return n[0], n[1], n[2]
+}
+
+func (b *browser) clickSelector(sel string) {
+	b.tb.Helper()
+	var r struct{ X, Y float64 }
+	b.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: "nearest"}); const r = e.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`, sel), &r)
+	b.click(r.X, r.Y)
+}
+
+func testBrowserCompareSynthetic(t *testing.T) {
+	ta, tb := synthtrace.ComparePair()
+	c := newCompareServer(t, ta, tb)
+	b := newBrowserHandler(t, c.Handler(), "compare-synthetic", 1500, 900, 1)
+	ha, hb := handStats(ta), handStats(tb)
+
+	b.openCompare("")
+	b.waitFor("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
+	b.shot("01-table")
+	rows := b.compareRows()
+	checkRowsByHand(t, rows, ha, hb)
+	// Sorted by ratio, slowest first; the rows of one trace only last.
+	if rows[0].Text["name"] != "tick" || rows[6].B != "" || rows[7].A != "" {
+		t.Errorf("order: first %s, last two %+v %+v", rows[0].Text["name"], rows[6], rows[7])
+	}
+	matched := map[string]string{}
+	for _, r := range rows {
+		matched[r.Text["name"]] = r.Matched
+	}
+	if matched["render"] != "file" || matched["physics"] != "name" || matched["update"] != "line" {
+		t.Errorf("pairing shown: %v", matched)
+	}
+	var hash string
+	b.eval(`location.hash`, &hash)
+	if hash != "#compare" {
+		t.Errorf("hash %q, want #compare", hash)
+	}
+
+	// A click on update overlays both histograms; the bins hold every
+	// counted zone of both traces.
+	var updA string
+	for _, r := range rows {
+		if r.Text["name"] == "update" {
+			updA = r.A
+		}
+	}
+	b.clickSelector(`#cmp-table tr[data-key="a:` + updA + `"]`)
+	b.waitFor("update's histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'update')`)
+	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.shot("02-update-histogram")
+	var sums [2]int
+	b.eval(`(() => { const h = window.__gotracyCompare.hist.h; return [h.counts_a.reduce((a, b) => a + b, 0), h.counts_b.reduce((a, b) => a + b, 0)]; })()`, &sums)
+	id, _ := strconv.Atoi(updA)
+	if uint64(sums[0]) != ha[model.SrcLocID(id)].count || sums[1] != 40 {
+		t.Errorf("update's histogram holds %v zones, want %d and 40", sums, ha[model.SrcLocID(id)].count)
+	}
+	pa, pb, pboth := b.histPixels()
+	if pa+pboth == 0 || pb+pboth == 0 {
+		t.Errorf("histogram pixels: A %d, B %d, both %d: a trace is not drawn", pa, pb, pboth)
+	}
+	b.eval(`location.hash`, &hash)
+	if !strings.Contains(hash, "sel=a%3A"+updA) && !strings.Contains(hash, "sel=a:"+updA) {
+		t.Errorf("hash %q does not name the selected row", hash)
+	}
+	var facts []string
+	b.eval(`[...document.querySelectorAll('#cmp-facts tbody tr')].map(tr => tr.textContent)`, &facts)
+	if len(facts) != 6 || !strings.HasPrefix(facts[0], "Count4040") {
+		t.Errorf("facts of update: %q", facts)
+	}
+
+	// Log time, as a link.
+	b.clickSelector(`.cmp-hist .seg button:nth-child(2)`)
+	b.waitFor("log time", `window.__gotracyCompare.hist && window.__gotracyCompare.hist.log === true && !!window.__gotracyCompare.drawn`)
+	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.shot("03-log-time")
+	b.eval(`location.hash`, &hash)
+	if !strings.Contains(hash, "log=1") {
+		t.Errorf("hash %q lacks log=1", hash)
+	}
+
+	// Filter by typing; sort by a header.
+	b.clickSelector("#cmp-filter")
+	b.run("type a filter", chromedp.KeyEvent("TiCk"))
+	b.waitFor("2 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 2`)
+	b.clickSelector(`#cmp-table th[data-key="mean_b"]`)
+	b.waitFor("sorted by mean B", `location.hash.includes('sort=mean_b')`)
+	rows = b.compareRows()
+	if len(rows) != 2 || rows[0].Cells["mean_b"] < rows[1].Cells["mean_b"] {
+		t.Errorf("after the filter and sort: %+v", rows)
+	}
+	b.shot("04-filter-sort")
+
+	// The link reopens the same view in a fresh page.
+	b.eval(`location.hash`, &hash)
+	b.openCompare(hash)
+	b.waitFor("the same 2 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 2`)
+	var filter string
+	b.eval(`document.querySelector('#cmp-filter').value`, &filter)
+	if filter != "TiCk" {
+		t.Errorf("reopened filter %q", filter)
+	}
+
+	// Name-only pairing.
+	b.openCompare("#compare?match=name")
+	b.waitFor("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
+	for _, r := range b.compareRows() {
+		if r.A != "" && r.B != "" && r.Matched != "name" {
+			t.Errorf("match=name: %s paired by %q", r.Text["name"], r.Matched)
+		}
+	}
+
+	// Trace A on its own: the full single-trace viewer, with a way back.
+	// (Followed by navigating: a poll across a page change loses its
+	// context.)
+	var href string
+	b.eval(`document.querySelector('#tab-a').href`, &href)
+	if href != b.base+"a/#statistics" {
+		t.Errorf("tab A links to %q", href)
+	}
+	b.checkErrors()
+	b.run("open A", chromedp.Navigate(href))
+	b.waitFor("A's statistics", `!!document.querySelector('#stats-table') && !!document.querySelector('#tab-compare')`)
+	var n int
+	b.eval(`document.querySelectorAll('#stats-table tbody tr').length`, &n)
+	if n != len(ha) {
+		t.Errorf("A's statistics: %d rows, want %d", n, len(ha))
+	}
+	var name string
+	b.eval(`document.querySelector('#trace-name').textContent`, &name)
+	if name != "A · before.tracy" {
+		t.Errorf("A's page is named %q", name)
+	}
+	b.shot("05-trace-a")
+	b.eval(`document.querySelector('#tab-compare').href`, &href)
+	if href != b.base+"#compare" {
+		t.Errorf("A's link back is %q", href)
+	}
+	b.checkErrors()
+	b.run("back", chromedp.Navigate(href))
+	b.waitFor("back to the comparison", `!!document.querySelector('#cmp-table')`)
+}
+
+func testBrowserCompareDemo(t *testing.T) {
+	pa, pb := fixtures.Path(t, "demo.tracy"), fixtures.Path(t, "demo-ondemand.tracy")
+	ta, err := tracefile.ReadFile(pa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := tracefile.ReadFile(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCompareServer(t, ta, tb, "demo.tracy", "demo-ondemand.tracy")
+	b := newBrowserHandler(t, c.Handler(), "compare-demo", 1600, 1000, 1)
+	ha, hb := handStats(ta), handStats(tb)
+	b.openCompare("#compare?sort=total_a")
+	b.waitFor("18 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 18`)
+	rows := b.compareRows()
+	checkRowsByHand(t, rows, ha, hb)
+	// And each side as tracy-csvexport printed it.
+	for _, side := range []struct {
+		csv  string
+		suf  string
+		pick func(domRow) string
+	}{{"demo.csv", "_a", func(r domRow) string { return r.A }}, {"demo-ondemand.csv", "_b", func(r domRow) string { return r.B }}} {
+		f, err := os.Open(fixtures.Path(t, side.csv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][3]string{}
+		for _, r := range recs[1:] {
+			want[r[0]+" "+r[1]+":"+r[2]] = [3]string{r[5], r[3], r[6]}
+		}
+		for _, r := range rows {
+			k := r.Text["name"] + " " + strings.SplitN(r.Text["location"], " → ", 2)[0]
+			got := [3]string{r.Cells["count"+side.suf], r.Cells["total"+side.suf], r.Cells["mean"+side.suf]}
+			if want[k] != got {
+				t.Errorf("%s %s: count,total,mean %v, %s says %v", side.csv, k, got, side.csv, want[k])
+			}
+		}
+	}
+	var mww string
+	for _, r := range rows {
+		if r.Text["name"] == "main_wait_workers" {
+			mww = r.A
+			if r.Text["change"] != "+224.4%" {
+				t.Errorf("main_wait_workers' change %q, gotracy diff says +224.4%%", r.Text["change"])
+			}
+		}
+	}
+	b.clickSelector(`#cmp-table tr[data-key="a:` + mww + `"]`)
+	b.waitFor("main_wait_workers' histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'main_wait_workers')`)
+	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.shot("01-main-wait-workers")
+	pxa, pxb, both := b.histPixels()
+	if pxa+both == 0 || pxb+both == 0 {
+		t.Errorf("histogram pixels: A %d, B %d, both %d", pxa, pxb, both)
+	}
+}
