@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -123,8 +125,11 @@ type diffReport struct {
 
 // slowerError is the one line that explains exit status 1.
 func (d *diffReport) slowerError() error {
+	// The worst first, whatever order the table was asked for.
+	worst := slices.Clone(d.slower)
+	slices.SortStableFunc(worst, func(x, y *analysis.CompareRow) int { return cmp.Compare(y.MeanRatio(), x.MeanRatio()) })
 	var parts []string
-	for i, r := range d.slower {
+	for i, r := range worst {
 		if i == 5 {
 			parts = append(parts, fmt.Sprintf("and %d more", len(d.slower)-5))
 			break

@@ -254,3 +254,15 @@ func atof(t *testing.T, s string) float64 {
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// The stderr line names the worst slowdowns first, whatever the table's
+// order.
+func TestDiffFailNamesWorstFirst(t *testing.T) {
+	a, b := syntheticPair(t)
+	_, errOut, code := runCLI(t, "diff", a, b, "--sort", "name", "--fail-above", "10")
+	// tick (line 40) +31.0%, render +27.8%, tick (line 30) +27.7%, update +17.7%.
+	want := "4 zones' means are more than 10% slower in after.tracy than in before.tracy: tick +31.0% (12.43 μs -> 16.29 μs), render +27.8% (256.88 μs -> 328.4 μs), tick +27.7% (12.65 μs -> 16.15 μs), update +17.7% (1.12 ms -> 1.32 ms)\n"
+	if code != 1 || errOut != "gotracy diff: "+want {
+		t.Errorf("exit %d, stderr\n%q, want\n%q", code, errOut, "gotracy diff: "+want)
+	}
+}
