@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/internal/synthtrace"
 	"github.com/gotracy/gotracy/model"
@@ -78,7 +79,7 @@ func checkRowsByHand(t *testing.T, rows []domRow, ha, hb map[model.SrcLocID]*han
 			id   string
 			hand map[model.SrcLocID]*handLoc
 			suf  string
-		}{{r.A, ha, "_a"}, {r.B, hb, "_b"}} {
+		}{{r.A, ha, "-a"}, {r.B, hb, "-b"}} {
 			if side.id == "" {
 				if v, ok := r.Cells["count"+side.suf]; ok {
 					t.Errorf("%s: no location in %s, yet count %s", name, side.suf, v)
@@ -138,6 +139,11 @@ func (b *browser) clickSelector(sel string) {
 	var r struct{ X, Y float64 }
 	b.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: "nearest"}); const r = e.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`, sel), &r)
 	b.click(r.X, r.Y)
+}
+
+func atoi64(s string) int64 {
+	v, _ := strconv.ParseInt(s, 10, 64)
+	return v
 }
 
 func testBrowserCompareSynthetic(t *testing.T) {
@@ -214,10 +220,10 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	b.clickSelector("#cmp-filter")
 	b.run("type a filter", chromedp.KeyEvent("TiCk"))
 	b.waitFor("2 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 2`)
-	b.clickSelector(`#cmp-table th[data-key="mean_b"]`)
-	b.waitFor("sorted by mean B", `location.hash.includes('sort=mean_b')`)
+	b.clickSelector(`#cmp-table th[data-key="mean-b"]`)
+	b.waitFor("sorted by mean B", `location.hash.includes('sort=mean-b')`)
 	rows = b.compareRows()
-	if len(rows) != 2 || rows[0].Cells["mean_b"] < rows[1].Cells["mean_b"] {
+	if len(rows) != 2 || atoi64(rows[0].Cells["mean-b"]) < atoi64(rows[1].Cells["mean-b"]) {
 		t.Errorf("after the filter and sort: %+v", rows)
 	}
 	b.shot("04-filter-sort")
@@ -230,6 +236,29 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	b.eval(`document.querySelector('#cmp-filter').value`, &filter)
 	if filter != "TiCk" {
 		t.Errorf("reopened filter %q", filter)
+	}
+
+	// Every sort key of the page orders rows as gotracy diff --sort does.
+	for _, key := range analysis.CompareSortKeys {
+		b.openCompare("#compare?sort=" + key)
+		b.waitFor("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
+		cmp := analysis.Compare(ta, tb, analysis.CompareOptions{})
+		if err := analysis.SortCompareRows(cmp.Rows, key, key != "name"); err != nil {
+			t.Fatal(err)
+		}
+		got := b.compareRows()
+		for i, r := range cmp.Rows {
+			var want string
+			if r.A != nil {
+				want = "a:" + strconv.Itoa(int(r.A.SrcLoc))
+			} else {
+				want = "b:" + strconv.Itoa(int(r.B.SrcLoc))
+			}
+			if got[i].Key != want {
+				t.Errorf("sort %s: row %d is %s, gotracy diff puts %s (%s) there", key, i, got[i].Key, want, r.Name)
+				break
+			}
+		}
 	}
 
 	// Name-only pairing.
@@ -285,7 +314,7 @@ func testBrowserCompareDemo(t *testing.T) {
 	c := newCompareServer(t, ta, tb, "demo.tracy", "demo-ondemand.tracy")
 	b := newBrowserHandler(t, c.Handler(), "compare-demo", 1600, 1000, 1)
 	ha, hb := handStats(ta), handStats(tb)
-	b.openCompare("#compare?sort=total_a")
+	b.openCompare("#compare?sort=total-a")
 	b.waitFor("18 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 18`)
 	rows := b.compareRows()
 	checkRowsByHand(t, rows, ha, hb)
@@ -294,7 +323,7 @@ func testBrowserCompareDemo(t *testing.T) {
 		csv  string
 		suf  string
 		pick func(domRow) string
-	}{{"demo.csv", "_a", func(r domRow) string { return r.A }}, {"demo-ondemand.csv", "_b", func(r domRow) string { return r.B }}} {
+	}{{"demo.csv", "-a", func(r domRow) string { return r.A }}, {"demo-ondemand.csv", "-b", func(r domRow) string { return r.B }}} {
 		f, err := os.Open(fixtures.Path(t, side.csv))
 		if err != nil {
 			t.Fatal(err)
@@ -333,4 +362,8 @@ func testBrowserCompareDemo(t *testing.T) {
 	if pxa+both == 0 || pxb+both == 0 {
 		t.Errorf("histogram pixels: A %d, B %d, both %d", pxa, pxb, both)
 	}
+	b.clickSelector(`.cmp-hist .seg button:nth-child(2)`)
+	b.waitFor("log time", `window.__gotracyCompare.hist && window.__gotracyCompare.hist.log === true && !!window.__gotracyCompare.drawn`)
+	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.shot("02-main-wait-workers-log")
 }

@@ -5,6 +5,7 @@
 // share, as Tracy's compare window draws them (A lemon, B red). Each trace
 // is also browsable on its own, at a/ and b/. The URL holds the state:
 //   #compare?sort=ratio&desc=1&filter=tick&match=file&sel=a:3&log=1&time=1&norm=1
+// (sort keys as gotracy diff --sort: ratio, diff, mean-b, ...; also location, change).
 
 import * as api from "./api.js";
 import * as fmt from "./fmt.js";
@@ -17,7 +18,7 @@ const MATCH = [
   ["file", "Ignore line", "Pair by name and file, then name: for builds whose lines moved"],
   ["name", "Name only", "Pair by zone name alone"],
 ];
-const NUMERIC = ["count_a", "count_b", "total_a", "total_b", "mean_a", "mean_b", "median_a", "median_b", "diff", "ratio", "change"];
+const NUMERIC = ["total-diff", "count-a", "count-b", "total-a", "total-b", "mean-a", "mean-b", "median-a", "median-b", "diff", "ratio", "change"];
 
 // flat turns an API row into the table's row: every figure a plain number
 // (undefined where a trace lacks the location).
@@ -35,14 +36,15 @@ function flat(r, i) {
     matched_by: r.matched_by,
     a,
     b,
-    count_a: a?.counts,
-    count_b: b?.counts,
-    total_a: a?.total_ns,
-    total_b: b?.total_ns,
-    mean_a: a?.mean_ns,
-    mean_b: b?.mean_ns,
-    median_a: a?.median_ns,
-    median_b: b?.median_ns,
+    "count-a": a?.counts,
+    "count-b": b?.counts,
+    "total-a": a?.total_ns,
+    "total-b": b?.total_ns,
+    "mean-a": a?.mean_ns,
+    "mean-b": b?.mean_ns,
+    "median-a": a?.median_ns,
+    "median-b": b?.median_ns,
+    "total-diff": r.total_diff_ns,
     diff: r.mean_diff_ns ?? undefined,
     ratio: r.mean_ratio ?? (a && b && a.mean_ns === 0 && b.mean_ns > 0 ? Infinity : undefined),
     change: r.mean_ratio != null ? (r.mean_ratio - 1) * 100 : undefined,
@@ -173,14 +175,15 @@ class CompareView {
     const cols = [
       { key: "name", label: "Zone", cls: "name" },
       { key: "location", label: "Location", cls: "mono dim loc" },
-      { key: "count_a", label: "Count A", num: true, fmt: (v) => (v === undefined ? "—" : fmt.int(v)), cls: "a" },
-      { key: "count_b", label: "Count B", num: true, fmt: (v) => (v === undefined ? "—" : fmt.int(v)), cls: "b" },
-      { key: "total_a", label: "Total A", num: true, fmt: t, cls: "a" },
-      { key: "total_b", label: "Total B", num: true, fmt: t, cls: "b" },
-      { key: "mean_a", label: "Mean A", num: true, fmt: t, cls: "a" },
-      { key: "mean_b", label: "Mean B", num: true, fmt: t, cls: "b" },
-      { key: "median_a", label: "Median A", num: true, fmt: t, cls: "a" },
-      { key: "median_b", label: "Median B", num: true, fmt: t, cls: "b" },
+      { key: "count-a", label: "Count A", num: true, fmt: (v) => (v === undefined ? "—" : fmt.int(v)), cls: "a" },
+      { key: "count-b", label: "Count B", num: true, fmt: (v) => (v === undefined ? "—" : fmt.int(v)), cls: "b" },
+      { key: "total-a", label: "Total A", num: true, fmt: t, cls: "a" },
+      { key: "total-b", label: "Total B", num: true, fmt: t, cls: "b" },
+      { key: "total-diff", label: "Δ total", num: true, fmt: signedTime, cls: "dim", title: "total B − total A (a trace without the location counts 0)" },
+      { key: "mean-a", label: "Mean A", num: true, fmt: t, cls: "a" },
+      { key: "mean-b", label: "Mean B", num: true, fmt: t, cls: "b" },
+      { key: "median-a", label: "Median A", num: true, fmt: t, cls: "a" },
+      { key: "median-b", label: "Median B", num: true, fmt: t, cls: "b" },
       { key: "diff", label: "Δ mean", num: true, fmt: signedTime, cls: "diff", title: "mean B − mean A" },
       { key: "ratio", label: "Ratio", num: true, fmt: ratioFmt, cls: "ratio", title: "mean B ÷ mean A" },
       { key: "change", label: "Change", num: true, fmt: (v) => (v === undefined ? "" : (v > 0 ? "+" : "") + v.toFixed(1) + "%"), cls: "change" },
