@@ -57,7 +57,8 @@ type CompareOptions struct {
 
 // CompareSide is one trace's figures for a source location, the numbers
 // `gotracy csv` prints for it (count, total, mean = total/count as integer
-// division, min, max) plus the median of analysis.Medians.
+// division, min, max, standard deviation) plus the median of
+// analysis.Medians.
 type CompareSide struct {
 	SrcLoc model.SrcLocID `json:"srcloc"`
 	Name   string         `json:"name"`
@@ -69,6 +70,8 @@ type CompareSide struct {
 	Median int64          `json:"median_ns"`
 	Min    int64          `json:"min_ns"`
 	Max    int64          `json:"max_ns"`
+	// Std is the sample standard deviation, csv's std_ns (the same float).
+	Std float64 `json:"std_ns"`
 }
 
 // CompareRow is one source location of A paired with one of B. A or B is
@@ -207,7 +210,7 @@ func NewCompareProfile(t *model.Trace) *CompareProfile {
 		}
 		sl := tracySrcLoc(t, l.SrcLoc)
 		p.rows = append(p.rows, CompareSide{SrcLoc: l.SrcLoc, Name: srclocNameOf(t, sl), File: tracyRefString(t, sl.File), Line: sl.Line,
-			Count: l.Count, Total: l.Total, Mean: l.Mean(), Median: med[k], Min: l.Min, Max: l.Max})
+			Count: l.Count, Total: l.Total, Mean: l.Mean(), Median: med[k], Min: l.Min, Max: l.Max, Std: l.StdDev()})
 	}
 	return p
 }

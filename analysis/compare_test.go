@@ -368,10 +368,10 @@ func TestCompareFixturesEqualCSV(t *testing.T) {
 				continue
 			}
 			got := []string{strconv.FormatInt(s.Total, 10), strconv.FormatUint(s.Count, 10), strconv.FormatInt(s.Mean, 10),
-				strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10)}
-			exp := []string{rec[3], rec[5], rec[6], rec[7], rec[8]}
+				strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10), strconv.FormatFloat(s.Std, 'f', 6, 64)}
+			exp := []string{rec[3], rec[5], rec[6], rec[7], rec[8], rec[9]}
 			if !slices.Equal(got, exp) {
-				t.Errorf("%s %s: total,count,mean,min,max %v, csv %v", side.csv, sideKey(s), got, exp)
+				t.Errorf("%s %s: total,count,mean,min,max,std %v, csv %v", side.csv, sideKey(s), got, exp)
 			}
 		}
 		if n != len(want) {

@@ -202,7 +202,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	}
 	var facts []string
 	b.eval(`[...document.querySelectorAll('#cmp-facts tbody tr')].map(tr => tr.textContent)`, &facts)
-	if len(facts) != 6 || !strings.HasPrefix(facts[0], "Count4040") {
+	if len(facts) != 7 || !strings.HasPrefix(facts[0], "Count4040") {
 		t.Errorf("facts of update: %q", facts)
 	}
 

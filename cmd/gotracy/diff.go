@@ -308,18 +308,19 @@ func (d *diffReport) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"name", "a_src_file", "a_src_line", "b_src_file", "b_src_line", "matched_by", "a_counts", "b_counts",
 		"a_total_ns", "b_total_ns", "a_mean_ns", "b_mean_ns", "a_median_ns", "b_median_ns", "a_min_ns", "b_min_ns",
-		"a_max_ns", "b_max_ns", "mean_diff_ns", "mean_ratio"})
-	side := func(s *analysis.CompareSide) (file, line, n, total, mean, median, mn, mx string) {
+		"a_max_ns", "b_max_ns", "a_std_ns", "b_std_ns", "mean_diff_ns", "mean_ratio"})
+	side := func(s *analysis.CompareSide) (file, line, n, total, mean, median, mn, mx, std string) {
 		if s == nil {
 			return
 		}
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
-		return s.File, strconv.FormatUint(uint64(s.Line), 10), strconv.FormatUint(s.Count, 10), i(s.Total), i(s.Mean), i(s.Median), i(s.Min), i(s.Max)
+		return s.File, strconv.FormatUint(uint64(s.Line), 10), strconv.FormatUint(s.Count, 10), i(s.Total), i(s.Mean), i(s.Median), i(s.Min), i(s.Max),
+			strconv.FormatFloat(s.Std, 'f', 6, 64)
 	}
 	for i := range d.c.Rows {
 		r := &d.c.Rows[i]
-		fa, la, na, ta, ma, mda, mna, mxa := side(r.A)
-		fb, lb, nb, tb, mb, mdb, mnb, mxb := side(r.B)
+		fa, la, na, ta, ma, mda, mna, mxa, sa := side(r.A)
+		fb, lb, nb, tb, mb, mdb, mnb, mxb, sb := side(r.B)
 		diff, ratio := "", ""
 		if r.Matched() {
 			diff = strconv.FormatInt(r.MeanDiff(), 10)
@@ -327,7 +328,7 @@ func (d *diffReport) writeCSV(w io.Writer) error {
 				ratio = strconv.FormatFloat(q, 'f', 6, 64)
 			}
 		}
-		cw.Write([]string{r.Name, fa, la, fb, lb, r.MatchedBy, na, nb, ta, tb, ma, mb, mda, mdb, mna, mnb, mxa, mxb, diff, ratio})
+		cw.Write([]string{r.Name, fa, la, fb, lb, r.MatchedBy, na, nb, ta, tb, ma, mb, mda, mdb, mna, mnb, mxa, mxb, sa, sb, diff, ratio})
 	}
 	cw.Flush()
 	return cw.Error()

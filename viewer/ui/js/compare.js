@@ -286,6 +286,7 @@ class CompareView {
         row("Median", (s) => t(s.median_ns)),
         row("Min", (s) => t(s.min_ns)),
         row("Max", (s) => t(s.max_ns)),
+        row("σ", (s) => t(s.std_ns)),
       ),
     );
     const verdict = el("ul", { class: "cmp-verdict" });
