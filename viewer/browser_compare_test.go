@@ -1,6 +1,7 @@
 package viewer_test
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -59,7 +61,28 @@ func (b *browser) openCompare(hash string) {
 	b.tb.Helper()
 	b.checkErrors()
 	b.run("open "+hash, chromedp.Navigate("about:blank"), chromedp.Navigate(b.base+hash))
-	b.waitFor("the compare table", `!!document.querySelector('#cmp-table')`)
+	b.waitLoaded("the compare table", `!!document.querySelector('#cmp-table')`)
+}
+
+// waitLoaded is waitFor right after a navigation: an evaluation may land
+// in the context the navigation is replacing ("Cannot find context"),
+// which only means "not yet", so it is tried again until the deadline.
+func (b *browser) waitLoaded(what, expr string) {
+	b.tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.shot("timeout-" + sanitize(what))
+	b.tb.Fatalf("waiting for %s (%s): %v", what, expr, last)
 }
 
 func (b *browser) compareRows() []domRow {
@@ -280,7 +303,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	}
 	b.checkErrors()
 	b.run("open A", chromedp.Navigate(href))
-	b.waitFor("A's statistics", `!!document.querySelector('#stats-table') && !!document.querySelector('#tab-compare')`)
+	b.waitLoaded("A's statistics", `!!document.querySelector('#stats-table') && !!document.querySelector('#tab-compare')`)
 	var n int
 	b.eval(`document.querySelectorAll('#stats-table tbody tr').length`, &n)
 	if n != len(ha) {
@@ -298,7 +321,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	}
 	b.checkErrors()
 	b.run("back", chromedp.Navigate(href))
-	b.waitFor("back to the comparison", `!!document.querySelector('#cmp-table')`)
+	b.waitLoaded("back to the comparison", `!!document.querySelector('#cmp-table')`)
 }
 
 func testBrowserCompareDemo(t *testing.T) {

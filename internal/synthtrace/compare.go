@@ -15,7 +15,10 @@ import "github.com/gotracy/gotracy/model"
 //   - fast (game.cpp:50): B about 40% faster;
 //   - load only in A, net only in B;
 //   - in both, a zone that never ends and a 0 ns zone, which no statistic
-//     counts.
+//     counts;
+//   - frames: the default set marked at every update (40 frames, the last
+//     still running at the end), a discontinuous "render pass" around each
+//     render, and "gc" only in B.
 //
 // Durations vary with a fixed pseudo-random sequence, so means and
 // medians differ; zones nest (update holds render, tick, physics) on two
@@ -64,15 +67,21 @@ func compareRun(after bool) *model.Trace {
 	bl.SetThreadName(1, "main")
 	worker := bl.Thread(2)
 	bl.SetThreadName(2, "worker")
+	const renderPass, gc = 0x9000, 0x9100
+	bl.SetPtrString(renderPass, "render pass")
+	bl.SetPtrString(gc, "gc")
 	t := int64(1_000)
 	for frame := 0; frame < 40; frame++ {
 		start := t
+		bl.FrameMark(0, t)
 		bl.BeginZone(main, t, update)
 		t += 1_000
 		rd := slow(200_000 + rnd(100_000))
+		bl.FrameStart(renderPass, t)
 		bl.BeginZone(main, t, render)
 		t += rd
 		bl.EndZone(main, t)
+		bl.FrameEnd(renderPass, t)
 		for _, tk := range []model.SrcLocID{tick30, tick40} {
 			bl.BeginZone(main, t, tk)
 			t += slow(10_000 + rnd(5_000))
@@ -95,6 +104,10 @@ func compareRun(after bool) *model.Trace {
 			w += d
 			bl.EndZone(worker, w)
 			w += 1_000
+		}
+		if after && frame%8 == 0 {
+			bl.FrameStart(gc, w)
+			bl.FrameEnd(gc, w+3_000+rnd(1_000))
 		}
 		if frame%10 == 0 {
 			bl.BeginZone(worker, w, only)
