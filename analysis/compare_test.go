@@ -384,3 +384,72 @@ func TestCompareFixturesEqualCSV(t *testing.T) {
 		}
 	}
 }
+
+// Frame sets: the figures of each set's frame times, counted by hand from
+// the model's frames (a continuous set's frame lasts until the next
+// starts; the frame still running at the end is left out, as Tracy's
+// compare window does).
+func TestCompareFramesByHand(t *testing.T) {
+	a, b := synthtrace.ComparePair()
+	c := analysis.CompareFrames(a, b, analysis.CompareOptions{})
+	hand := func(tr *model.Trace, name string) (n uint64, total, median int64) {
+		for fs := range tr.FrameSets {
+			set := &tr.FrameSets[fs]
+			nm := "Frame"
+			if set.Name != 0 {
+				nm, _ = tr.PtrString(set.Name)
+			}
+			if nm != name {
+				continue
+			}
+			var d []int64
+			for i, f := range set.Frames {
+				if set.Continuous {
+					if i+1 == len(set.Frames) {
+						break
+					}
+					d = append(d, set.Frames[i+1].Start-f.Start)
+				} else {
+					d = append(d, f.End-f.Start)
+				}
+			}
+			slices.Sort(d)
+			for _, v := range d {
+				total += v
+			}
+			return uint64(len(d)), total, d[len(d)/2]
+		}
+		return 0, 0, 0
+	}
+	names := map[string]bool{}
+	for _, r := range c.Rows {
+		names[r.Name] = true
+		for _, side := range []struct {
+			s  *analysis.CompareSide
+			tr *model.Trace
+		}{{r.A, a}, {r.B, b}} {
+			if side.s == nil {
+				continue
+			}
+			n, total, median := hand(side.tr, r.Name)
+			if side.s.Count != n || side.s.Total != total || side.s.Median != median || side.s.Mean != total/int64(n) {
+				t.Errorf("%s: %d frames, total %d, median %d, mean %d; by hand %d, %d, %d", r.Name, side.s.Count, side.s.Total, side.s.Median, side.s.Mean, n, total, median)
+			}
+		}
+	}
+	if len(c.Rows) != 3 || !names["Frame"] || !names["render pass"] || !names["gc"] {
+		t.Errorf("frame sets compared: %v", names)
+	}
+	for _, r := range c.Rows {
+		switch r.Name {
+		case "Frame":
+			if r.A.Count != 39 || r.B.Count != 39 || r.MeanRatio() < 1.1 {
+				t.Errorf("Frame: %d and %d frames, ratio %.3f (39 each, B slower)", r.A.Count, r.B.Count, r.MeanRatio())
+			}
+		case "gc":
+			if r.A != nil || r.B == nil || r.B.Count != 5 {
+				t.Errorf("gc should be B's only, 5 frames: %+v", r)
+			}
+		}
+	}
+}

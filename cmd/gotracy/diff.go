@@ -21,11 +21,12 @@ func init() {
 	register(&command{
 		name:    "diff",
 		summary: "compare two .tracy files per source location (count, total, mean, median, change); fail CI on a slowdown",
-		usage:   "diff [-f FILTER] [-c] [--match RULE] [--sort KEY] [--fail-above PCT] [--min-count N] [--json | --csv] A.tracy B.tracy",
+		usage:   "diff [-f FILTER] [-c] [--match RULE] [--frames] [--sort KEY] [--fail-above PCT] [--min-count N] [--json | --csv] A.tracy B.tracy",
 		help: "A is the baseline, B the new run: a ratio above 1 means B is slower. Locations pair as in\n" +
 			"Tracy's compare window: by zone name, source file and line, then name and file, then the\n" +
 			"name alone (--match file starts without lines, --match name with names only). Every\n" +
-			"figure of a side is what `gotracy csv` prints for its file.\n\n" +
+			"figure of a side is what `gotracy csv` prints for its file. --frames compares frame sets\n" +
+			"(frame times, paired by set name, as Tracy's compare window in Frames mode) instead.\n\n" +
 			"Exit status: 0, or 1 when --fail-above is given and some paired location's mean is slower\n" +
 			"by more than PCT percent (the line on stderr names them; ties at exactly PCT pass);\n" +
 			"1 also for an unreadable file; 2 wrong usage.",
@@ -51,6 +52,7 @@ func setupDiff(fs *flag.FlagSet) func(*env, []string) error {
 		return nil
 	})
 	minCount := fs.Uint64("min-count", 1, "with --fail-above, ignore locations with fewer than `N` zones in either trace (noise)")
+	frames := fs.Bool("frames", false, "compare frame sets' frame times (paired by name) instead of zones")
 	asJSON := fs.Bool("json", false, "print JSON (rows with both sides' figures, the change, the slower zones)")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per location, times in ns)")
 	return func(e *env, args []string) error {
@@ -76,7 +78,12 @@ func setupDiff(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		c := analysis.Compare(a, b, o)
+		var c *analysis.Comparison
+		if *frames {
+			c = analysis.CompareFrames(a, b, o)
+		} else {
+			c = analysis.Compare(a, b, o)
+		}
 		if err := analysis.SortCompareRows(c.Rows, *sortKey, *sortKey != "name"); err != nil {
 			return err
 		}
@@ -88,7 +95,7 @@ func setupDiff(fs *flag.FlagSet) func(*env, []string) error {
 				}
 			}
 		}
-		d := diffReport{c: c, nameA: filepath.Base(args[0]), nameB: filepath.Base(args[1]), failAbove: failAbove, slower: slower}
+		d := diffReport{c: c, nameA: filepath.Base(args[0]), nameB: filepath.Base(args[1]), failAbove: failAbove, slower: slower, frames: *frames}
 		switch {
 		case *asJSON:
 			err = d.writeJSON(e.stdout)
@@ -121,6 +128,14 @@ type diffReport struct {
 	nameA, nameB string
 	failAbove    float64 // < 0: not asked
 	slower       []*analysis.CompareRow
+	frames       bool // rows are frame sets
+}
+
+func (d *diffReport) unit() string {
+	if d.frames {
+		return "frame"
+	}
+	return "zone"
 }
 
 // slowerError is the one line that explains exit status 1.
@@ -136,9 +151,15 @@ func (d *diffReport) slowerError() error {
 		}
 		parts = append(parts, fmt.Sprintf("%s %s (%s -> %s)", r.Name, changePct(r), analysis.FormatTime(r.A.Mean), analysis.FormatTime(r.B.Mean)))
 	}
-	zones := "zone's mean is"
+	zones := d.unit() + "'s mean is"
+	if d.frames {
+		zones = "frame set's mean frame time is"
+	}
 	if len(d.slower) > 1 {
-		zones = "zones' means are"
+		zones = d.unit() + "s' means are"
+		if d.frames {
+			zones = "frame sets' mean frame times are"
+		}
 	}
 	return fmt.Errorf("%d %s more than %s%% slower in %s than in %s: %s", len(d.slower), zones,
 		strconv.FormatFloat(d.failAbove, 'f', -1, 64), d.nameB, d.nameA, strings.Join(parts, ", "))
@@ -210,13 +231,17 @@ var matchWords = map[analysis.MatchRule]string{
 func (d *diffReport) writeText(w io.Writer) error {
 	pairs, onlyA, onlyB := d.counts()
 	var b strings.Builder
-	fmt.Fprintf(&b, "A: %s (%d zones)\nB: %s (%d zones)\n", d.nameA, d.c.ZonesA, d.nameB, d.c.ZonesB)
-	fmt.Fprintf(&b, "%d locations paired by %s; %d only in A, %d only in B\n", pairs, matchWords[d.c.Match], onlyA, onlyB)
+	fmt.Fprintf(&b, "A: %s (%d %ss)\nB: %s (%d %ss)\n", d.nameA, d.c.ZonesA, d.unit(), d.nameB, d.c.ZonesB, d.unit())
+	if d.frames {
+		fmt.Fprintf(&b, "%d frame sets paired by name; %d only in A, %d only in B\n", pairs, onlyA, onlyB)
+	} else {
+		fmt.Fprintf(&b, "%d locations paired by %s; %d only in A, %d only in B\n", pairs, matchWords[d.c.Match], onlyA, onlyB)
+	}
 	if d.failAbove >= 0 {
 		fmt.Fprintf(&b, "%d slower than --fail-above %s%%\n", len(d.slower), strconv.FormatFloat(d.failAbove, 'f', -1, 64))
 	}
 	b.WriteByte('\n')
-	head := []string{"zone", "location", "count A", "count B", "total A", "total B", "mean A", "mean B", "median A", "median B", "Δ mean", "ratio", "change"}
+	head := []string{d.unit(), "location", "count A", "count B", "total A", "total B", "mean A", "mean B", "median A", "median B", "Δ mean", "ratio", "change"}
 	left := 2 // the first two columns are text
 	rows := [][]string{head}
 	side := func(s *analysis.CompareSide) []string {
@@ -241,7 +266,14 @@ func (d *diffReport) writeText(w io.Writer) error {
 		}
 		rows = append(rows, []string{r.Name, rowLocation(r), sa[0], sb[0], sa[1], sb[1], sa[2], sb[2], sa[3], sb[3], diff, ratio, change})
 	}
-	width := make([]int, len(head))
+	if d.frames { // frame sets have no location
+		head[0] = "frame set"
+		for i := range rows {
+			rows[i] = append(rows[i][:1], rows[i][2:]...)
+		}
+		left = 1
+	}
+	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
@@ -271,6 +303,7 @@ func (d *diffReport) writeText(w io.Writer) error {
 }
 
 type diffJSON struct {
+	Kind         string                `json:"kind"` // "zones" or "frames"
 	A            diffTraceJSON         `json:"a"`
 	B            diffTraceJSON         `json:"b"`
 	Match        string                `json:"match"`
@@ -280,12 +313,13 @@ type diffJSON struct {
 }
 
 type diffTraceJSON struct {
-	File  string `json:"file"`
+	File string `json:"file"`
+	// Zones counted (or frames, for kind frames).
 	Zones uint64 `json:"zones"`
 }
 
 func (d *diffReport) writeJSON(w io.Writer) error {
-	j := diffJSON{A: diffTraceJSON{d.nameA, d.c.ZonesA}, B: diffTraceJSON{d.nameB, d.c.ZonesB}, Match: d.c.Match.String(),
+	j := diffJSON{Kind: d.unit() + "s", A: diffTraceJSON{d.nameA, d.c.ZonesA}, B: diffTraceJSON{d.nameB, d.c.ZonesB}, Match: d.c.Match.String(),
 		Rows: d.c.Rows, Slower: []string{}}
 	if j.Rows == nil {
 		j.Rows = []analysis.CompareRow{}

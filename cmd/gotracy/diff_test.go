@@ -41,6 +41,8 @@ func TestDiffSyntheticGolden(t *testing.T) {
 		{"diff/synthetic-filter.txt", []string{"-f", "TICK", "--sort", "total-a"}},
 		{"diff/synthetic.csv", []string{"--csv"}},
 		{"diff/synthetic.json", []string{"--json", "--fail-above", "25"}},
+		{"diff/synthetic-frames.txt", []string{"--frames"}},
+		{"diff/synthetic-frames.json", []string{"--frames", "--json", "--sort", "name"}},
 	} {
 		out, errOut, code := runCLI(t, append([]string{"diff", a, b}, c.args...)...)
 		if c.golden == "diff/synthetic.json" {
@@ -162,6 +164,12 @@ func TestDiffFixtures(t *testing.T) {
 	checkGolden(t, "diff/demo.txt", []byte(out))
 	out, _, _ = runCLI(t, "diff", a, b, "--sort", "name", "--json")
 	checkGolden(t, "diff/demo.json", []byte(out))
+	out, _, _ = runCLI(t, "diff", a, b, "--frames")
+	checkGolden(t, "diff/demo-frames.txt", []byte(out))
+	// The base frame set got 11.5% faster (29.57 ms to 26.17 ms a frame).
+	if _, errOut, code := runCLI(t, "diff", b, a, "--frames", "--fail-above", "10"); code != 1 || !strings.Contains(errOut, "1 frame set's mean frame time is more than 10% slower") {
+		t.Errorf("frames, B against A: exit %d, %q", code, errOut)
+	}
 	// main_wait_workers is the slowest, +224.4%.
 	if _, errOut, code := runCLI(t, "diff", a, b, "--fail-above", "200"); code != 1 || !strings.Contains(errOut, "main_wait_workers +224.4%") {
 		t.Errorf("--fail-above 200: exit %d, %q", code, errOut)
