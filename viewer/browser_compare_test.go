@@ -284,6 +284,27 @@ func testBrowserCompareSynthetic(t *testing.T) {
 		}
 	}
 
+	// Frame sets, as Tracy's Frames mode.
+	b.openCompare("#compare?mode=frames")
+	b.waitFor("3 frame sets", `document.querySelectorAll('#cmp-table tbody tr').length === 3 && document.querySelector('#cmp-match').hidden`)
+	var frameRow string
+	for _, r := range b.compareRows() {
+		if r.Text["name"] == "Frame" {
+			frameRow = r.Key
+			if r.Cells["count-a"] != "39" || r.Cells["count-b"] != "39" {
+				t.Errorf("Frame: %s and %s frames, want 39 each (the last runs to the end)", r.Cells["count-a"], r.Cells["count-b"])
+			}
+		}
+	}
+	b.clickSelector(`#cmp-table tr[data-key="` + frameRow + `"]`)
+	b.waitFor("the frame-time histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'Frame')`)
+	b.eval(`(() => { const h = window.__gotracyCompare.hist.h; return [h.counts_a.reduce((a, b) => a + b, 0), h.counts_b.reduce((a, b) => a + b, 0)]; })()`, &sums)
+	if sums != [2]int{39, 39} {
+		t.Errorf("frame-time histogram holds %v frames, want 39 and 39", sums)
+	}
+	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.shot("06-frames")
+
 	// Name-only pairing.
 	b.openCompare("#compare?match=name")
 	b.waitFor("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)

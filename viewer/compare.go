@@ -27,6 +27,10 @@ type Compare struct {
 	profOnce sync.Once
 	profA    *analysis.CompareProfile
 	profB    *analysis.CompareProfile
+
+	frameOnce sync.Once // the same for frame sets (kind=frames)
+	frameA    *analysis.CompareProfile
+	frameB    *analysis.CompareProfile
 }
 
 // NewCompare serves a (the baseline) against b.
@@ -100,6 +104,21 @@ func (c *Compare) routes() {
 	c.mux = m
 }
 
+func (c *Compare) frameProfiles() (a, b *analysis.CompareProfile) {
+	c.frameOnce.Do(func() {
+		c.frameA, c.frameB = analysis.NewFrameProfile(c.a.t), analysis.NewFrameProfile(c.b.t)
+	})
+	return c.frameA, c.frameB
+}
+
+// profilesOf is the zone or the frame-set profiles.
+func (c *Compare) profilesOf(kind string) (a, b *analysis.CompareProfile) {
+	if kind == "frames" {
+		return c.frameProfiles()
+	}
+	return c.profiles()
+}
+
 func (c *Compare) profiles() (a, b *analysis.CompareProfile) {
 	c.profOnce.Do(func() {
 		var wg sync.WaitGroup
@@ -119,6 +138,7 @@ type compareTrace struct {
 	Name     string `json:"name"`
 	Program  string `json:"program"`
 	Zones    uint64 `json:"zones"`
+	Frames   int    `json:"frames"` // of the default set, as info's
 	SpanNs   int64  `json:"time_span_ns"`
 	Page     string `json:"page"` // where its own viewer is
 	Captured uint64 `json:"capture_time_unix"`
@@ -127,7 +147,7 @@ type compareTrace struct {
 func traceOf(s *Server, page string) compareTrace {
 	ct := compareTrace{Name: s.report.File.Name, Page: page}
 	if sm := s.report.Summary; sm != nil {
-		ct.Program, ct.Zones, ct.SpanNs, ct.Captured = sm.Program, sm.Zones, sm.TimeSpanNs, sm.CaptureTime
+		ct.Program, ct.Zones, ct.Frames, ct.SpanNs, ct.Captured = sm.Program, sm.Zones, sm.Frames, sm.TimeSpanNs, sm.CaptureTime
 	}
 	if ct.Name == "" {
 		ct.Name = ct.Program
@@ -148,6 +168,7 @@ func (c *Compare) apiIndex(w http.ResponseWriter, r *http.Request) error {
 }
 
 type compareAnswer struct {
+	Kind  string                `json:"kind"`
 	A     compareTrace          `json:"a"`
 	B     compareTrace          `json:"b"`
 	Match string                `json:"match"`
@@ -157,10 +178,11 @@ type compareAnswer struct {
 // apiCompare answers the table `gotracy diff` prints, in A's row order
 // (the page sorts and filters it itself; filter here is csv -f's).
 func (c *Compare) apiCompare(w http.ResponseWriter, r *http.Request) error {
-	if err := checkParams(r, "match", "filter", "case", "sort", "desc"); err != nil {
+	if err := checkParams(r, "kind", "match", "filter", "case", "sort", "desc"); err != nil {
 		return err
 	}
 	p := params{r: r}
+	kind := p.oneOf("kind", "zones", "frames")
 	match := p.oneOf("match", "line", "file", "name")
 	filter := p.str("filter", 1024)
 	caseSens := p.bool("case")
@@ -173,24 +195,29 @@ func (c *Compare) apiCompare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("%v", err)
 	}
-	pa, pb := c.profiles()
+	if kind == "frames" {
+		// Frame sets pair by name only (analysis.CompareFrames).
+		rule, match = analysis.MatchName, "name"
+	}
+	pa, pb := c.profilesOf(kind)
 	cmp := analysis.CompareProfiles(pa, pb, analysis.CompareOptions{Filter: filter, CaseSensitive: caseSens, Match: rule})
 	if sortKey != "" {
 		if err := analysis.SortCompareRows(cmp.Rows, sortKey, desc); err != nil {
 			return badRequest("%v", err)
 		}
 	}
-	return writeJSON(w, &compareAnswer{A: traceOf(c.a, "a/"), B: traceOf(c.b, "b/"), Match: match, Rows: cmp.Rows})
+	return writeJSON(w, &compareAnswer{Kind: kind, A: traceOf(c.a, "a/"), B: traceOf(c.b, "b/"), Match: match, Rows: cmp.Rows})
 }
 
 // apiCompareHist bins the durations of location a of trace A and b of
 // trace B (either may be left out, for a location only one trace has)
 // over the range both share.
 func (c *Compare) apiCompareHist(w http.ResponseWriter, r *http.Request) error {
-	if err := checkParams(r, "a", "b", "bins", "log"); err != nil {
+	if err := checkParams(r, "kind", "a", "b", "bins", "log"); err != nil {
 		return err
 	}
 	p := params{r: r}
+	kind := p.oneOf("kind", "zones", "frames")
 	_, hasA := p.raw("a")
 	_, hasB := p.raw("b")
 	ida := p.int("a", 0, -32768, 32767)
@@ -203,19 +230,25 @@ func (c *Compare) apiCompareHist(w http.ResponseWriter, r *http.Request) error {
 	if !hasA && !hasB {
 		return badRequest("comparehist needs a (a source location of trace A), b (of trace B), or both")
 	}
-	pa, pb := c.profiles()
+	pa, pb := c.profilesOf(kind)
+	what := "counted zones of source location"
+	durs := func(t *model.Trace, id int64) []int64 { return analysis.Durations(t, model.SrcLocID(id)) }
+	if kind == "frames" {
+		what = "frames in frame set"
+		durs = func(t *model.Trace, id int64) []int64 { return analysis.FrameDurations(t, int(id)) }
+	}
 	var da, db []int64
 	if hasA {
 		if _, ok := pa.Side(model.SrcLocID(ida)); !ok {
-			return notFound("trace A has no counted zones of source location %d", ida)
+			return notFound("trace A has no %s %d", what, ida)
 		}
-		da = analysis.Durations(c.a.t, model.SrcLocID(ida))
+		da = durs(c.a.t, ida)
 	}
 	if hasB {
 		if _, ok := pb.Side(model.SrcLocID(idb)); !ok {
-			return notFound("trace B has no counted zones of source location %d", idb)
+			return notFound("trace B has no %s %d", what, idb)
 		}
-		db = analysis.Durations(c.b.t, model.SrcLocID(idb))
+		db = durs(c.b.t, idb)
 	}
 	return writeJSON(w, analysis.CompareHist(da, db, bins, logTime))
 }

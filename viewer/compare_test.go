@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -240,6 +241,58 @@ func TestCompareAPI(t *testing.T) {
 		if code, _, body := get(t, h, url); code != wantCode {
 			t.Errorf("%s: %d, want %d (%s)", url, code, wantCode, body)
 		}
+	}
+	// Frame sets: Frame and render pass in both, gc in B only; each
+	// side's count and total counted by hand from the model's frames.
+	code, _, body := get(t, h, "/api/v1/compare?kind=frames")
+	if code != 200 {
+		t.Fatalf("kind=frames: %d %s", code, body)
+	}
+	var fr struct {
+		Kind string   `json:"kind"`
+		Rows []cmpRow `json:"rows"`
+	}
+	if err := json.Unmarshal(body, &fr); err != nil {
+		t.Fatal(err)
+	}
+	handFrames := func(tr *model.Trace, fs int16) (n uint64, total int64) {
+		set := &tr.FrameSets[fs]
+		for i, f := range set.Frames {
+			switch {
+			case !set.Continuous:
+				total += f.End - f.Start
+			case i+1 < len(set.Frames):
+				total += set.Frames[i+1].Start - f.Start
+			default:
+				continue // still running at the end
+			}
+			n++
+		}
+		return n, total
+	}
+	if fr.Kind != "frames" || len(fr.Rows) != 3 {
+		t.Errorf("kind=frames: %q, %d rows", fr.Kind, len(fr.Rows))
+	}
+	for _, r := range fr.Rows {
+		for _, side := range []struct {
+			s  *cmpSide
+			tr *model.Trace
+			ab string
+		}{{r.A, a, "a"}, {r.B, b, "b"}} {
+			if side.s == nil {
+				continue
+			}
+			n, total := handFrames(side.tr, side.s.SrcLoc)
+			if side.s.Count != n || side.s.Total != total {
+				t.Errorf("frames %s (%s): %d frames, %d ns; by hand %d, %d", r.Name, side.ab, side.s.Count, side.s.Total, n, total)
+			}
+			if code, _, body := get(t, h, "/api/v1/comparehist?kind=frames&"+side.ab+"="+itoa(side.s.SrcLoc)); code != 200 || !strings.Contains(string(body), `"zones_`+side.ab+`":`+strconv.FormatUint(n, 10)) {
+				t.Errorf("comparehist of frame set %s: %d %s", r.Name, code, body)
+			}
+		}
+	}
+	if code, _, _ := get(t, h, "/api/v1/comparehist?kind=frames&a=9"); code != 404 {
+		t.Errorf("a frame set A lacks: %d, want 404", code)
 	}
 	if _, _, body := get(t, h, "/api/v1/compare?filter=TICK"); strings.Count(string(body), `"name":"tick"`) != 6 /* row, A, B; two rows */ {
 		t.Errorf("filter TICK: %s", body)

@@ -5,6 +5,7 @@
 // share, as Tracy's compare window draws them (A lemon, B red). Each trace
 // is also browsable on its own, at a/ and b/. The URL holds the state:
 //   #compare?sort=ratio&desc=1&filter=tick&match=file&sel=a:3&log=1&time=1&norm=1
+// and #compare?mode=frames for frame sets (Tracy's Frames mode)
 // (sort keys as gotracy diff --sort: ratio, diff, mean-b, ...; also location, change).
 
 import * as api from "./api.js";
@@ -86,6 +87,12 @@ class CompareView {
     this.section = section;
     this.cache = new Map(); // match -> answer
     this.filter = el("input", { type: "search", class: "filter", id: "cmp-filter", placeholder: "Filter by zone name…", "aria-label": "Filter zones by name" });
+    this.kindSeg = el(
+      "div",
+      { class: "seg", id: "cmp-kind", role: "radiogroup", "aria-label": "What to compare" },
+      el("button", { dataset: { v: "zones" }, title: "Zones per source location", onclick: () => this.update({ mode: null, sel: null }) }, "Zones"),
+      el("button", { dataset: { v: "frames" }, title: "Frame times per frame set (Tracy's Frames mode)", onclick: () => this.update({ mode: "frames", sel: null }) }, "Frames"),
+    );
     this.matchSeg = el("div", { class: "seg", id: "cmp-match", role: "radiogroup", "aria-label": "How locations pair" });
     for (const [v, label, title] of MATCH) {
       this.matchSeg.append(el("button", { dataset: { v }, title, onclick: () => this.update({ match: v === "line" ? null : v, sel: null }) }, label));
@@ -100,6 +107,7 @@ class CompareView {
         "div",
         { class: "toolbar" },
         el("h1", null, "Compare traces"),
+        this.kindSeg,
         this.filter,
         this.matchSeg,
         el("label", { class: "check", for: "cmp-paired", title: "Hide locations only one trace has" }, this.onlyBox, " Paired only"),
@@ -126,17 +134,20 @@ class CompareView {
     this.show(p);
   }
 
-  async load(match) {
-    let a = this.cache.get(match);
+  async load(kind, match) {
+    const key = kind + " " + match;
+    let a = this.cache.get(key);
     if (!a) {
-      a = await api.json("compare", match === "line" ? null : { match });
-      this.cache.set(match, a);
+      a = await api.json("compare", { kind: kind === "frames" ? kind : null, match: match === "line" || kind === "frames" ? null : match });
+      this.cache.set(key, a);
     }
     return a;
   }
 
   async show(params) {
     this.params = params;
+    const kind = params.get("mode") === "frames" ? "frames" : "zones";
+    this.kind = kind;
     const match = MATCH.some((m) => m[0] === params.get("match")) ? params.get("match") : "line";
     const filter = params.get("filter") || "";
     const sort = params.get("sort") || "ratio";
@@ -145,9 +156,12 @@ class CompareView {
     if (document.activeElement !== this.filter) this.filter.value = filter;
     this.onlyBox.checked = paired;
     for (const b of this.matchSeg.children) b.classList.toggle("on", b.dataset.v === match);
+    for (const b of this.kindSeg.children) b.classList.toggle("on", b.dataset.v === kind);
+    this.matchSeg.hidden = kind === "frames"; // frame sets pair by name
+    this.filter.placeholder = kind === "frames" ? "Filter by frame set name…" : "Filter by zone name…";
     let ans;
     try {
-      ans = await this.load(match);
+      ans = await this.load(kind, match);
     } catch (e) {
       this.holder.replaceChildren(el("div", { class: "error" }, e.message));
       return;
@@ -164,16 +178,16 @@ class CompareView {
     const onlyB = all.filter((r) => !r.a && r.b).length;
     const slower = rows.filter((r) => r.ratio > 1.0005).length;
     const faster = rows.filter((r) => r.ratio < 0.9995).length;
-    this.summary.textContent = `${fmt.int(rows.length)} of ${fmt.int(all.length)} locations · ${fmt.int(pairs)} paired, ${fmt.int(onlyA)} only in A, ${fmt.int(onlyB)} only in B · ${fmt.int(slower)} slower, ${fmt.int(faster)} faster`;
+    this.summary.textContent = `${fmt.int(rows.length)} of ${fmt.int(all.length)} ${kind === "frames" ? "frame sets" : "locations"} · ${fmt.int(pairs)} paired, ${fmt.int(onlyA)} only in A, ${fmt.int(onlyB)} only in B · ${fmt.int(slower)} slower, ${fmt.int(faster)} faster`;
     this.legend.replaceChildren(
-      el("span", null, el("span", { class: "cmp-dot a" }), "A ", el("b", null, ans.a.name), " · ", fmt.int(ans.a.zones), " zones · ", fmt.time(ans.a.time_span_ns)),
-      el("span", null, el("span", { class: "cmp-dot b" }), "B ", el("b", null, ans.b.name), " · ", fmt.int(ans.b.zones), " zones · ", fmt.time(ans.b.time_span_ns)),
+      el("span", null, el("span", { class: "cmp-dot a" }), "A ", el("b", null, ans.a.name), " · ", fmt.int(ans.a.zones), " zones · ", fmt.int(ans.a.frames ?? 0), " frames · ", fmt.time(ans.a.time_span_ns)),
+      el("span", null, el("span", { class: "cmp-dot b" }), "B ", el("b", null, ans.b.name), " · ", fmt.int(ans.b.zones), " zones · ", fmt.int(ans.b.frames ?? 0), " frames · ", fmt.time(ans.b.time_span_ns)),
       el("span", null, "ratio = mean B ÷ mean A: above 1, B is slower"),
     );
     const t = fmt.time;
     const ratioFmt = (v, r) => (v === undefined ? (r.a ? "only in A" : "only in B") : v === Infinity ? "∞" : v.toFixed(3) + "×");
     const cols = [
-      { key: "name", label: "Zone", cls: "name" },
+      { key: "name", label: kind === "frames" ? "Frame set" : "Zone", cls: "name" },
       { key: "location", label: "Location", cls: "mono dim loc" },
       { key: "count-a", label: "Count A", num: true, fmt: (v) => (v === undefined ? "—" : fmt.int(v)), cls: "a" },
       { key: "count-b", label: "Count B", num: true, fmt: (v) => (v === undefined ? "—" : fmt.int(v)), cls: "b" },
@@ -188,6 +202,7 @@ class CompareView {
       { key: "ratio", label: "Ratio", num: true, fmt: ratioFmt, cls: "ratio", title: "mean B ÷ mean A" },
       { key: "change", label: "Change", num: true, fmt: (v) => (v === undefined ? "" : (v > 0 ? "+" : "") + v.toFixed(1) + "%"), cls: "change" },
     ];
+    if (kind === "frames") cols.splice(1, 1); // frame sets have no location
     const sel = params.get("sel");
     const tbl = table(cols, rows, {
       sort,
@@ -236,7 +251,9 @@ class CompareView {
       el("h2", null, r.name),
       el("span", { class: "mono" }, r.location),
       r.matched_by ? el("span", { class: "dim small" }, "paired by " + { line: "name, file and line", file: "name and file", name: "name" }[r.matched_by]) : el("span", { class: "dim small" }, r.a ? "only in A" : "only in B"),
-      el("span", { class: "dim small" }, "open in ", r.a ? el("a", { href: "a/#find?srcloc=" + r.a.srcloc }, "A") : null, r.a && r.b ? " · " : null, r.b ? el("a", { href: "b/#find?srcloc=" + r.b.srcloc }, "B") : null),
+      this.kind === "frames"
+        ? el("span", { class: "dim small" }, "frame times; the frame running at the capture's end is left out, as in Tracy")
+        : el("span", { class: "dim small" }, "open in ", r.a ? el("a", { href: "a/#find?srcloc=" + r.a.srcloc }, "A") : null, r.a && r.b ? " · " : null, r.b ? el("a", { href: "b/#find?srcloc=" + r.b.srcloc }, "B") : null),
     );
     const bar = el(
       "div",
@@ -247,6 +264,7 @@ class CompareView {
     );
     this.detail.replaceChildren(head, el("div", { class: "cmp-body" }, facts, el("div", { class: "cmp-hist" }, bar, canvas, axis, tip)));
     const q = { bins: Math.max(20, Math.min(600, Math.floor((canvas.clientWidth || 600) / 4))), log: log ? 1 : null };
+    if (this.kind === "frames") q.kind = "frames";
     if (r.a) q.a = r.a.srcloc;
     if (r.b) q.b = r.b.srcloc;
     this.ac && this.ac.abort();
@@ -280,7 +298,7 @@ class CompareView {
       el(
         "tbody",
         null,
-        row("Count", (s) => fmt.int(s.counts)),
+        row(this.kind === "frames" ? "Frames" : "Count", (s) => fmt.int(s.counts)),
         row("Total", (s) => t(s.total_ns)),
         row("Mean", (s) => t(s.mean_ns)),
         row("Median", (s) => t(s.median_ns)),
@@ -381,7 +399,7 @@ class CompareView {
     ctx.fillStyle = "#6b717c";
     ctx.textAlign = "right";
     ctx.textBaseline = "bottom";
-    ctx.fillText((time ? "time per bin" : "zones per bin") + (logv ? ", log scale" : "") + (norm ? ", normalized" : "") + " · max " + (time ? fmt.time(max) : fmt.int(Math.floor(max))), W - 6, H - 4);
+    ctx.fillText((time ? "time per bin" : (this.kind === "frames" ? "frames" : "zones") + " per bin") + (logv ? ", log scale" : "") + (norm ? ", normalized" : "") + " · max " + (time ? fmt.time(max) : fmt.int(Math.floor(max))), W - 6, H - 4);
     const mid = log && lo > 0 ? Math.sqrt(lo * hi) : (lo + hi) / 2;
     axis.replaceChildren(el("span", null, fmt.time(lo)), el("span", null, fmt.time(mid)), el("span", null, fmt.time(hi)));
     this.drawn = { ...drawn, bins: h.bins, max, width: W, height: H };
