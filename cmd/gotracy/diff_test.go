@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/internal/synthtrace"
+	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
 
@@ -272,5 +273,23 @@ func TestDiffFailNamesWorstFirst(t *testing.T) {
 	want := "4 zones' means are more than 10% slower in after.tracy than in before.tracy: tick +31.0% (12.43 μs -> 16.29 μs), render +27.8% (256.88 μs -> 328.4 μs), tick +27.7% (12.65 μs -> 16.15 μs), update +17.7% (1.12 ms -> 1.32 ms)\n"
 	if code != 1 || errOut != "gotracy diff: "+want {
 		t.Errorf("exit %d, stderr\n%q, want\n%q", code, errOut, "gotracy diff: "+want)
+	}
+}
+
+// A trace without zones against one with: every row is B's only, nothing
+// to compare, exit 0 even with --fail-above 0.
+func TestDiffEmptyTrace(t *testing.T) {
+	_, b := syntheticPair(t)
+	empty := filepath.Join(t.TempDir(), "empty.tracy")
+	if err := tracefile.WriteFile(empty, model.NewBuilder().Finish()); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "diff", empty, b, "--fail-above", "0")
+	if code != 0 || !strings.Contains(out, "0 locations paired by name, file and line, then name and file, then name; 0 only in A, 7 only in B") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	out, _, code = runCLI(t, "diff", empty, empty, "--json")
+	if code != 0 || !strings.Contains(out, `"rows": []`) {
+		t.Errorf("two empty traces: exit %d:\n%s", code, out)
 	}
 }

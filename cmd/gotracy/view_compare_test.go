@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // `gotracy view A B` serves the compare page, its API, and each trace's
@@ -54,5 +56,18 @@ func TestViewCompare(t *testing.T) {
 	}
 	if _, body := httpGet(t, url+"b/api/v1/trace"); !strings.Contains(string(body), `"after.tracy"`) {
 		t.Errorf("b/api/v1/trace names %s", body)
+	}
+	// The DNS-rebinding guard covers the comparison and both traces.
+	for _, p := range []string{"api/v1/compare", "a/api/v1/trace", "b/"} {
+		req, _ := http.NewRequest("GET", url+p, nil)
+		req.Host = "evil.example"
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMisdirectedRequest {
+			t.Errorf("Host evil.example, %s: %d, want 421", p, resp.StatusCode)
+		}
 	}
 }
