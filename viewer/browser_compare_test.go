@@ -3,6 +3,8 @@ package viewer_test
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -64,6 +66,31 @@ func (b *browser) openCompare(hash string) {
 	b.waitLoaded("the compare table", `!!document.querySelector('#cmp-table')`)
 }
 
+// evalSafe is eval, tried again while the evaluation lands in a context a
+// navigation replaced (see waitLoaded).
+func (b *browser) evalSafe(expr string, out any) {
+	b.tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
+		cancel()
+		if err != nil && strings.Contains(err.Error(), "Cannot find context") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil && !(out == nil && errors.Is(err, chromedp.ErrJSUndefined)) {
+			b.tb.Fatalf("evaluate %s: %v", short(expr), err)
+		}
+		if out != nil {
+			if err := json.Unmarshal(raw, out); err != nil {
+				b.tb.Fatalf("evaluate %s: result %s: %v", short(expr), raw, err)
+			}
+		}
+		return
+	}
+}
+
 // waitLoaded is waitFor right after a navigation: an evaluation may land
 // in the context the navigation is replacing ("Cannot find context"),
 // which only means "not yet", so it is tried again until the deadline.
@@ -88,7 +115,7 @@ func (b *browser) waitLoaded(what, expr string) {
 func (b *browser) compareRows() []domRow {
 	b.tb.Helper()
 	var rows []domRow
-	b.eval(readCompareTable, &rows)
+	b.evalSafe(readCompareTable, &rows)
 	return rows
 }
 
@@ -142,7 +169,7 @@ func checkRowsByHand(t *testing.T, rows []domRow, ha, hb map[model.SrcLocID]*han
 func (b *browser) histPixels() (a, bb, both int) {
 	b.tb.Helper()
 	var n [3]int
-	b.eval(`(() => {
+	b.evalSafe(`(() => {
   const c = document.querySelector('#cmp-hist');
   const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
   const n = [0, 0, 0];
@@ -160,7 +187,7 @@ func (b *browser) histPixels() (a, bb, both int) {
 func (b *browser) clickSelector(sel string) {
 	b.tb.Helper()
 	var r struct{ X, Y float64 }
-	b.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: "nearest"}); const r = e.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`, sel), &r)
+	b.evalSafe(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: "nearest"}); const r = e.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`, sel), &r)
 	b.click(r.X, r.Y)
 }
 
@@ -176,7 +203,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	ha, hb := handStats(ta), handStats(tb)
 
 	b.openCompare("")
-	b.waitFor("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
+	b.waitLoaded("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
 	b.shot("01-table")
 	rows := b.compareRows()
 	checkRowsByHand(t, rows, ha, hb)
@@ -192,7 +219,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 		t.Errorf("pairing shown: %v", matched)
 	}
 	var hash string
-	b.eval(`location.hash`, &hash)
+	b.evalSafe(`location.hash`, &hash)
 	if hash != "#compare" {
 		t.Errorf("hash %q, want #compare", hash)
 	}
@@ -206,11 +233,11 @@ func testBrowserCompareSynthetic(t *testing.T) {
 		}
 	}
 	b.clickSelector(`#cmp-table tr[data-key="a:` + updA + `"]`)
-	b.waitFor("update's histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'update')`)
-	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.waitLoaded("update's histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'update')`)
+	b.evalSafe(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
 	b.shot("02-update-histogram")
 	var sums [2]int
-	b.eval(`(() => { const h = window.__gotracyCompare.hist.h; return [h.counts_a.reduce((a, b) => a + b, 0), h.counts_b.reduce((a, b) => a + b, 0)]; })()`, &sums)
+	b.evalSafe(`(() => { const h = window.__gotracyCompare.hist.h; return [h.counts_a.reduce((a, b) => a + b, 0), h.counts_b.reduce((a, b) => a + b, 0)]; })()`, &sums)
 	id, _ := strconv.Atoi(updA)
 	if uint64(sums[0]) != ha[model.SrcLocID(id)].count || sums[1] != 40 {
 		t.Errorf("update's histogram holds %v zones, want %d and 40", sums, ha[model.SrcLocID(id)].count)
@@ -219,22 +246,22 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	if pa+pboth == 0 || pb+pboth == 0 {
 		t.Errorf("histogram pixels: A %d, B %d, both %d: a trace is not drawn", pa, pb, pboth)
 	}
-	b.eval(`location.hash`, &hash)
+	b.evalSafe(`location.hash`, &hash)
 	if !strings.Contains(hash, "sel=a%3A"+updA) && !strings.Contains(hash, "sel=a:"+updA) {
 		t.Errorf("hash %q does not name the selected row", hash)
 	}
 	var facts []string
-	b.eval(`[...document.querySelectorAll('#cmp-facts tbody tr')].map(tr => tr.textContent)`, &facts)
+	b.evalSafe(`[...document.querySelectorAll('#cmp-facts tbody tr')].map(tr => tr.textContent)`, &facts)
 	if len(facts) != 7 || !strings.HasPrefix(facts[0], "Count4040") {
 		t.Errorf("facts of update: %q", facts)
 	}
 
 	// Log time, as a link.
 	b.clickSelector(`.cmp-hist .seg button:nth-child(2)`)
-	b.waitFor("log time", `window.__gotracyCompare.hist && window.__gotracyCompare.hist.log === true && !!window.__gotracyCompare.drawn`)
-	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.waitLoaded("log time", `window.__gotracyCompare.hist && window.__gotracyCompare.hist.log === true && !!window.__gotracyCompare.drawn`)
+	b.evalSafe(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
 	b.shot("03-log-time")
-	b.eval(`location.hash`, &hash)
+	b.evalSafe(`location.hash`, &hash)
 	if !strings.Contains(hash, "log=1") {
 		t.Errorf("hash %q lacks log=1", hash)
 	}
@@ -242,9 +269,9 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	// Filter by typing; sort by a header.
 	b.clickSelector("#cmp-filter")
 	b.run("type a filter", chromedp.KeyEvent("TiCk"))
-	b.waitFor("2 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 2`)
+	b.waitLoaded("2 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 2`)
 	b.clickSelector(`#cmp-table th[data-key="mean-b"]`)
-	b.waitFor("sorted by mean B", `location.hash.includes('sort=mean-b')`)
+	b.waitLoaded("sorted by mean B", `location.hash.includes('sort=mean-b')`)
 	rows = b.compareRows()
 	if len(rows) != 2 || atoi64(rows[0].Cells["mean-b"]) < atoi64(rows[1].Cells["mean-b"]) {
 		t.Errorf("after the filter and sort: %+v", rows)
@@ -252,11 +279,11 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	b.shot("04-filter-sort")
 
 	// The link reopens the same view in a fresh page.
-	b.eval(`location.hash`, &hash)
+	b.evalSafe(`location.hash`, &hash)
 	b.openCompare(hash)
-	b.waitFor("the same 2 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 2`)
+	b.waitLoaded("the same 2 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 2`)
 	var filter string
-	b.eval(`document.querySelector('#cmp-filter').value`, &filter)
+	b.evalSafe(`document.querySelector('#cmp-filter').value`, &filter)
 	if filter != "TiCk" {
 		t.Errorf("reopened filter %q", filter)
 	}
@@ -264,7 +291,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	// Every sort key of the page orders rows as gotracy diff --sort does.
 	for _, key := range analysis.CompareSortKeys {
 		b.openCompare("#compare?sort=" + key)
-		b.waitFor("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
+		b.waitLoaded("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
 		cmp := analysis.Compare(ta, tb, analysis.CompareOptions{})
 		if err := analysis.SortCompareRows(cmp.Rows, key, key != "name"); err != nil {
 			t.Fatal(err)
@@ -286,7 +313,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 
 	// Frame sets, as Tracy's Frames mode.
 	b.openCompare("#compare?mode=frames")
-	b.waitFor("3 frame sets", `document.querySelectorAll('#cmp-table tbody tr').length === 3 && document.querySelector('#cmp-match').hidden`)
+	b.waitLoaded("3 frame sets", `document.querySelectorAll('#cmp-table tbody tr').length === 3 && document.querySelector('#cmp-match').hidden`)
 	var frameRow string
 	for _, r := range b.compareRows() {
 		if r.Text["name"] == "Frame" {
@@ -297,17 +324,17 @@ func testBrowserCompareSynthetic(t *testing.T) {
 		}
 	}
 	b.clickSelector(`#cmp-table tr[data-key="` + frameRow + `"]`)
-	b.waitFor("the frame-time histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'Frame')`)
-	b.eval(`(() => { const h = window.__gotracyCompare.hist.h; return [h.counts_a.reduce((a, b) => a + b, 0), h.counts_b.reduce((a, b) => a + b, 0)]; })()`, &sums)
+	b.waitLoaded("the frame-time histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'Frame')`)
+	b.evalSafe(`(() => { const h = window.__gotracyCompare.hist.h; return [h.counts_a.reduce((a, b) => a + b, 0), h.counts_b.reduce((a, b) => a + b, 0)]; })()`, &sums)
 	if sums != [2]int{39, 39} {
 		t.Errorf("frame-time histogram holds %v frames, want 39 and 39", sums)
 	}
-	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.evalSafe(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
 	b.shot("06-frames")
 
 	// Name-only pairing.
 	b.openCompare("#compare?match=name")
-	b.waitFor("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
+	b.waitLoaded("8 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 8`)
 	for _, r := range b.compareRows() {
 		if r.A != "" && r.B != "" && r.Matched != "name" {
 			t.Errorf("match=name: %s paired by %q", r.Text["name"], r.Matched)
@@ -318,7 +345,7 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	// (Followed by navigating: a poll across a page change loses its
 	// context.)
 	var href string
-	b.eval(`document.querySelector('#tab-a').href`, &href)
+	b.evalSafe(`document.querySelector('#tab-a').href`, &href)
 	if href != b.base+"a/#statistics" {
 		t.Errorf("tab A links to %q", href)
 	}
@@ -326,17 +353,17 @@ func testBrowserCompareSynthetic(t *testing.T) {
 	b.run("open A", chromedp.Navigate(href))
 	b.waitLoaded("A's statistics", `!!document.querySelector('#stats-table') && !!document.querySelector('#tab-compare')`)
 	var n int
-	b.eval(`document.querySelectorAll('#stats-table tbody tr').length`, &n)
+	b.evalSafe(`document.querySelectorAll('#stats-table tbody tr').length`, &n)
 	if n != len(ha) {
 		t.Errorf("A's statistics: %d rows, want %d", n, len(ha))
 	}
 	var name string
-	b.eval(`document.querySelector('#trace-name').textContent`, &name)
+	b.evalSafe(`document.querySelector('#trace-name').textContent`, &name)
 	if name != "A · before.tracy" {
 		t.Errorf("A's page is named %q", name)
 	}
 	b.shot("05-trace-a")
-	b.eval(`document.querySelector('#tab-compare').href`, &href)
+	b.evalSafe(`document.querySelector('#tab-compare').href`, &href)
 	if href != b.base+"#compare" {
 		t.Errorf("A's link back is %q", href)
 	}
@@ -359,7 +386,7 @@ func testBrowserCompareDemo(t *testing.T) {
 	b := newBrowserHandler(t, c.Handler(), "compare-demo", 1600, 1000, 1)
 	ha, hb := handStats(ta), handStats(tb)
 	b.openCompare("#compare?sort=total-a")
-	b.waitFor("18 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 18`)
+	b.waitLoaded("18 rows", `document.querySelectorAll('#cmp-table tbody tr').length === 18`)
 	rows := b.compareRows()
 	checkRowsByHand(t, rows, ha, hb)
 	// And each side as tracy-csvexport printed it.
@@ -399,15 +426,15 @@ func testBrowserCompareDemo(t *testing.T) {
 		}
 	}
 	b.clickSelector(`#cmp-table tr[data-key="a:` + mww + `"]`)
-	b.waitFor("main_wait_workers' histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'main_wait_workers')`)
-	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.waitLoaded("main_wait_workers' histogram", `!!(window.__gotracyCompare.drawn && window.__gotracyCompare.hist.row.name === 'main_wait_workers')`)
+	b.evalSafe(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
 	b.shot("01-main-wait-workers")
 	pxa, pxb, both := b.histPixels()
 	if pxa+both == 0 || pxb+both == 0 {
 		t.Errorf("histogram pixels: A %d, B %d, both %d", pxa, pxb, both)
 	}
 	b.clickSelector(`.cmp-hist .seg button:nth-child(2)`)
-	b.waitFor("log time", `window.__gotracyCompare.hist && window.__gotracyCompare.hist.log === true && !!window.__gotracyCompare.drawn`)
-	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	b.waitLoaded("log time", `window.__gotracyCompare.hist && window.__gotracyCompare.hist.log === true && !!window.__gotracyCompare.drawn`)
+	b.evalSafe(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
 	b.shot("02-main-wait-workers-log")
 }
