@@ -17,6 +17,13 @@
 //
 // Summarize counts every kind of event (what `gotracy info` prints).
 //
+// Compare pairs the source locations of two traces as Tracy's compare
+// window does (zone name, file and line, then name and file, then name)
+// and gives both sides' csv figures plus medians, the change and the
+// ratio; CompareFrames does the same for frame sets and CompareHist bins
+// both traces' durations over a shared range (`gotracy diff`, and the
+// viewer's compare page).
+//
 // It reads a finished model.Trace and never changes it, so it serves a file
 // loaded by tracefile and a live capture alike. It imports only package
 // model.

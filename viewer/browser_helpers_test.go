@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -72,7 +73,17 @@ func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale floa
 	if err != nil {
 		tb.Fatalf("viewer.New: %v", err)
 	}
-	srv := httptest.NewServer(s.Handler())
+	return newBrowserHandler(tb, s.Handler(), name, w, h, scale)
+}
+
+// newBrowserHandler is newBrowser for any handler (the compare view's).
+func newBrowserHandler(tb testing.TB, handler http.Handler, name string, w, h int, scale float64) *browser {
+	tb.Helper()
+	path := chromiumPath()
+	if path == "" {
+		tb.Skip(noChromium)
+	}
+	srv := httptest.NewServer(handler)
 	profile := tb.TempDir()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),

@@ -171,48 +171,9 @@ func (s *Server) medians(c *statsCache) {
 	})
 }
 
-// nthElement returns the element that would stand at position i if d were
-// sorted (d is reordered): quickselect with a median-of-three pivot.
-func nthElement(d []int64, i int) int64 {
-	lo, hi := 0, len(d)-1
-	for lo < hi {
-		m := lo + (hi-lo)/2
-		// median of three to d[m]
-		if d[m] < d[lo] {
-			d[m], d[lo] = d[lo], d[m]
-		}
-		if d[hi] < d[lo] {
-			d[hi], d[lo] = d[lo], d[hi]
-		}
-		if d[hi] < d[m] {
-			d[hi], d[m] = d[m], d[hi]
-		}
-		p := d[m]
-		a, b := lo, hi
-		for a <= b {
-			for d[a] < p {
-				a++
-			}
-			for d[b] > p {
-				b--
-			}
-			if a <= b {
-				d[a], d[b] = d[b], d[a]
-				a++
-				b--
-			}
-		}
-		switch {
-		case i <= b:
-			hi = b
-		case i >= a:
-			lo = a
-		default:
-			return d[i]
-		}
-	}
-	return d[i]
-}
+// nthElement is analysis.NthElement (one selection code for the viewer,
+// diff and compare).
+func nthElement(d []int64, i int) int64 { return analysis.NthElement(d, i) }
 
 // statRow is one row of `gotracy csv` (tracy-csvexport), plus the srcloc
 // id, the median and the other time (self time for a full-duration row).

@@ -24,15 +24,17 @@ func init() {
 		help: "The page and everything it shows come from an HTTP API: GET /api/v1/ lists the endpoints\n" +
 			"(trace, statistics, timeline, zone, find, messages, frame images, ...), documented in\n" +
 			"docs/viewer-api.md; e.g. curl -s URL/api/v1/statistics gives the numbers of gotracy csv.\n" +
-			"Ctrl-C, SIGTERM or SIGHUP stops the server after the requests in flight.",
-		summary: "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API)",
-		usage:   "view [--http ADDR] [--open] FILE.tracy",
+			"Ctrl-C, SIGTERM or SIGHUP stops the server after the requests in flight.\n\n" +
+			"With two files (A, the baseline, then B) the page compares them per source location, as\n" +
+			"gotracy diff does, with overlaid duration histograms; each trace's own viewer is at a/ and b/.",
+		summary: "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API); two files: compare them",
+		usage:   "view [--http ADDR] [--open] FILE.tracy [B.tracy]",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			httpAddr := fs.String("http", "", "serve on `host:port` (default 127.0.0.1 and a free port; an empty host is 127.0.0.1; any other host must be named, as in --http 0.0.0.0:8080)")
 			open := fs.Bool("open", false, "open the page in the default browser")
 			return func(e *env, args []string) error {
-				if len(args) != 1 {
-					return usagef("view needs exactly one trace file")
+				if len(args) != 1 && len(args) != 2 {
+					return usagef("view needs one trace file, or two to compare, got %d", len(args))
 				}
 				addr, public, err := viewListenAddr(*httpAddr)
 				if err != nil {
@@ -41,8 +43,10 @@ func init() {
 				// Checked before listening, so a wrong path fails before a
 				// port is taken; the loader refuses non-regular files too,
 				// but only after the server would be announced.
-				if _, err := fileio.CheckInput(args[0]); err != nil {
-					return err
+				for _, a := range args {
+					if _, err := fileio.CheckInput(a); err != nil {
+						return err
+					}
 				}
 				// Listen before the (possibly long) load, so a taken port
 				// fails at once rather than after a minute of decoding.
@@ -51,17 +55,15 @@ func init() {
 					return fmt.Errorf("cannot listen on %s: %w", addr, err)
 				}
 				defer ln.Close()
-				t, rep, err := loadTrace(e, args[0])
+				var h http.Handler
+				if len(args) == 2 {
+					h, err = compareHandler(e, args[0], args[1])
+				} else {
+					h, err = viewHandler(e, args[0])
+				}
 				if err != nil {
 					return err
 				}
-				// The viewer builds the report `info --json` prints
-				// (tracereport.New), alongside its index.
-				s, err := viewer.New(t, viewer.WithFileInfo(args[0], rep))
-				if err != nil {
-					return err
-				}
-				h := s.Handler()
 				if !public {
 					h = viewer.GuardHost(h)
 				}
@@ -73,7 +75,11 @@ func init() {
 				if public {
 					fmt.Fprintf(e.stderr, "gotracy view: warning: listening on %s, not only this machine: anyone who can reach it can read the trace\n", ln.Addr())
 				}
-				fmt.Fprintf(e.stdout, "gotracy view: serving %s at %s (Ctrl-C to stop)\n", filepath.Base(args[0]), url)
+				what := filepath.Base(args[0])
+				if len(args) == 2 {
+					what += " vs " + filepath.Base(args[1])
+				}
+				fmt.Fprintf(e.stdout, "gotracy view: serving %s at %s (Ctrl-C to stop)\n", what, url)
 				if *open {
 					openBrowser(e, url)
 				}
@@ -81,6 +87,21 @@ func init() {
 			}
 		},
 	})
+}
+
+// viewHandler loads one trace and serves its viewer.
+func viewHandler(e *env, path string) (http.Handler, error) {
+	t, rep, err := loadTrace(e, path)
+	if err != nil {
+		return nil, err
+	}
+	// The viewer builds the report `info --json` prints
+	// (tracereport.New), alongside its index.
+	s, err := viewer.New(t, viewer.WithFileInfo(path, rep))
+	if err != nil {
+		return nil, err
+	}
+	return s.Handler(), nil
 }
 
 // viewContext ends when the user asks the server to stop (the first

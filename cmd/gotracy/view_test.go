@@ -228,7 +228,7 @@ func TestViewOpenNeverFails(t *testing.T) {
 }
 
 func TestViewUsage(t *testing.T) {
-	for _, args := range [][]string{{"view"}, {"view", "a.tracy", "b.tracy"}, {"view", "-http", "nope", "a.tracy"}} {
+	for _, args := range [][]string{{"view"}, {"view", "a.tracy", "b.tracy", "c.tracy"}, {"view", "-http", "nope", "a.tracy"}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%q: exit %d, want 2 (usage); stderr %s", args, code, errb.String())

@@ -55,6 +55,7 @@ async function boot() {
   const count = (n, one, many) => fmt.int(n) + " " + (n === 1 ? one : many);
   $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), count(s.zones ?? 0, "zone", "zones"), count(s.frames ?? 0, "frame", "frames")].join(" · ");
   $("#boot").remove();
+  compareLink(name);
   if (window.__gotracyPerf) window.__gotracyPerf.boot = performance.now();
   else window.__gotracyPerf = { steps: [], fromEvent: [], refined: [], fetches: [], firstDraw: null, draws: 0, dataDraws: 0, boot: performance.now() };
 
@@ -238,6 +239,28 @@ async function boot() {
     tl.fit();
   }
   await route();
+}
+
+// Under `gotracy view A.tracy B.tracy` each trace's page lives at a/ or
+// b/ beside the comparison (viewer/ui/js/compare.js): say which trace this
+// is and link back.
+async function compareLink(name) {
+  const m = /\/([ab])\/$/.exec(location.pathname);
+  if (!m) return;
+  try {
+    const res = await fetch("../api/v1/");
+    const idx = res.ok ? await res.json() : null;
+    if (!idx || !(idx.endpoints || []).includes("compare")) return;
+  } catch (_) {
+    return;
+  }
+  $("#trace-name").textContent = m[1].toUpperCase() + " · " + name;
+  const a = document.createElement("a");
+  a.id = "tab-compare";
+  a.href = "../#compare";
+  a.textContent = "⇄ Compare";
+  a.title = "Back to the comparison of both traces";
+  $(".tabs").prepend(a);
 }
 
 function refString(ref) {
