@@ -32,6 +32,11 @@ type dwarfIndex struct {
 	seqs    []span
 
 	scratch sync.Pool // of *buildScratch
+
+	// a2l selects binutils addr2line's answers (WithAddr2line): file names
+	// as DWARF composes them, the smallest-range function rule and what
+	// the ELF-symbol name rule needs. Set before the first lookup.
+	a2l bool
 }
 
 // addrRange is an address range as read from DWARF.
@@ -61,6 +66,7 @@ type cuIndex struct {
 	strOffBase, addrBase, rngBase uint64
 	base                          uint64 // base address for range lists
 	name, compDir                 string
+	lang                          uint16 // DW_AT_language
 	stmtList                      uint64
 	hasStmt                       bool
 
@@ -74,6 +80,8 @@ type cuIndex struct {
 	nodes []fnNode
 	kids  []span // children ranges of all nodes, grouped by parent, sorted by lo
 	top   []span // ranges of outermost functions, sorted by lo
+
+	a2l *a2lUnit // addr2line mode only (dwarfIndex.a2l)
 }
 
 // lineRow is one line-table row. An end_sequence row, whose address is one
@@ -179,6 +187,7 @@ func newDwarfIndex(s *dwSections) (*dwarfIndex, error) {
 		cu.strOffBase, cu.addrBase, cu.rngBase = d.strOffBase, d.addrBase, d.rnglistsBase
 		cu.name = x.str(cu, d.name, d.nameKind)
 		cu.compDir = x.str(cu, d.compDir, d.compDirKind)
+		cu.lang = uint16(d.lang)
 		cu.stmtList, cu.hasStmt = d.stmtList, d.hasStmtList
 		if b, ok := x.address(cu, d.entryPC, d.entryPCKind); ok {
 			cu.base = b
@@ -430,6 +439,12 @@ func (x *dwarfIndex) unitFor(addr uint64) *cuIndex {
 // lookup appends the frames for addr to out. ok reports whether anything
 // (a line or a function) was found.
 func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bool, error) {
+	return x.lookupMeta(addr, inlines, out, nil)
+}
+
+// lookupMeta is lookup; in addr2line mode (meta != nil, x.a2l) it answers
+// the addr2line way and appends one a2lMeta per frame.
+func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, bool, error) {
 	cu := x.unitFor(addr)
 	var file string
 	var line, col, disc int
@@ -459,6 +474,10 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 	x.buildFuncs(cu)
 	if cu.funcsErr != nil && !hasLine {
 		return out, false, cu.funcsErr
+	}
+	if meta != nil && cu.a2l != nil {
+		out, ok := x.a2lChain(cu, addr, inlines, out, meta, file, line, col, disc, hasLine)
+		return out, ok, nil
 	}
 	var chain [16]int32
 	path := cu.funcChain(addr, chain[:0])
@@ -627,7 +646,7 @@ func (x *dwarfIndex) tryBuildFuncs(cu *cuIndex) {
 func (x *dwarfIndex) funcsNow(cu *cuIndex) {
 	defer func() {
 		if p := recover(); p != nil {
-			cu.nodes, cu.kids, cu.top = nil, nil, nil
+			cu.nodes, cu.kids, cu.top, cu.a2l = nil, nil, nil, nil
 			cu.funcsErr = fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, p)
 		}
 	}()
@@ -656,6 +675,12 @@ func (x *dwarfIndex) readLines(cu *cuIndex) error {
 	}
 	cu.rows = exact(rows)
 	cu.files = p.files
+	if !x.a2l {
+		// Frames for traces carry the path a Tracy client would send.
+		for i, f := range cu.files {
+			cu.files[i] = tracyNormalizePath(f)
+		}
+	}
 	return nil
 }
 
@@ -695,6 +720,10 @@ type buildScratch struct {
 	names *[nameCacheSize]struct {
 		off uint64
 		ref nameRef
+	}
+	links *[nameCacheSize]struct { // addr2line mode: is_linkage by DIE offset
+		off uint64
+		v   bool
 	}
 }
 
@@ -758,6 +787,10 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 		sc.kids = make([]kidSpan, 0, est)
 	}
 	nodes, kids, rs := sc.nodes[:0], sc.kids[:0], sc.rs[:0]
+	var a2 *a2lUnit
+	if x.a2l {
+		a2 = &a2lUnit{}
+	}
 	stack := append(sc.stack[:0], -1)
 	defer func() {
 		sc.nodes, sc.kids, sc.rs, sc.stack = nodes[:0], kids[:0], rs[:0], stack[:0]
@@ -807,6 +840,9 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 				}
 				idx := int32(len(nodes))
 				nodes = append(nodes, n)
+				if a2 != nil {
+					x.a2lAdd(cu, a2, &d, rs, idx, parent, n.inlined, sc)
+				}
 				for _, rg := range rs {
 					kids = append(kids, kidSpan{rg.lo, rg.hi, parent, idx})
 				}
@@ -865,6 +901,9 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 		lo, hi := start[i+1], start[i+2]
 		cu.nodes[i].kidLo, cu.nodes[i].kidHi = lo, hi
 		prepSpans(all[lo:hi])
+	}
+	if a2 != nil {
+		cu.a2l = a2.finish()
 	}
 	return nil
 }

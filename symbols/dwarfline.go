@@ -97,7 +97,7 @@ func (x *dwarfIndex) lineHeader(off uint64, addrSize uint8, compDir string) (*li
 			}
 			dir := bstr(d)
 			if !pathIsAbs(dir) {
-				dir = pathJoin(compDir, dir)
+				dir = rawJoin(compDir, dir)
 			}
 			p.dirs = append(p.dirs, dir)
 		}
@@ -116,6 +116,13 @@ func (x *dwarfIndex) lineHeader(off uint64, addrSize uint8, compDir string) (*li
 		var err error
 		if p.dirs, _, err = x.lnctTable(&r, offSize, nil); err != nil {
 			return nil, fmt.Errorf("%w: line table at %#x: directories: %v", ErrMalformed, off, err)
+		}
+		// binutils' concat_filename puts the unit's comp_dir before a
+		// relative directory, DWARF 5 as DWARF 2-4.
+		for i, d := range p.dirs {
+			if d != "" && !pathIsAbs(d) {
+				p.dirs[i] = rawJoin(compDir, d)
+			}
 		}
 		if p.files, p.filePresent, err = x.lnctTable(&r, offSize, p.dirs); err != nil {
 			return nil, fmt.Errorf("%w: line table at %#x: files: %v", ErrMalformed, off, err)
@@ -147,7 +154,7 @@ func (p *lineProgram) fileEntry(r *rd) (done bool, err error) {
 		if dir >= uint64(len(p.dirs)) {
 			return false, fmt.Errorf("directory index %d out of range", dir)
 		}
-		name = pathJoin(p.dirs[dir], name)
+		name = rawJoin(p.dirs[dir], name)
 	}
 	r.uleb() // mtime
 	r.uleb() // length
@@ -228,8 +235,8 @@ func (x *dwarfIndex) lnctTable(r *rd, offSize uint8, dirs []string) ([]string, [
 		if r.bad {
 			return nil, nil, fmt.Errorf("truncated")
 		}
-		if dir != "" && pth != "" {
-			pth = pathJoin(dir, pth)
+		if dir != "" && pth != "" && !pathIsAbs(pth) {
+			pth = rawJoin(dir, pth)
 		}
 		out[i], present[i] = pth, true
 	}
@@ -377,6 +384,75 @@ func (p *lineProgram) decodeLines(rows []lineRow) ([]lineRow, error) {
 		rows = out
 	}
 	return rows, nil
+}
+
+// rawJoin composes a path as binutils' concat_filename and libbacktrace
+// do, "dir/file" with nothing cleaned: addr2line prints
+// ".../client/../libbacktrace/dwarf.cpp" exactly so. Frames that go into
+// a trace are normalised afterwards the way Tracy's client does
+// (tracyNormalizePath). Directories with a DOS drive keep pathJoin's
+// rules, which the MinGW goldens hold.
+func rawJoin(dir, file string) string {
+	if dir == "" {
+		return file
+	}
+	if d, _ := splitDrive(dir); d != "" {
+		return pathJoin(dir, file)
+	}
+	return dir + "/" + file
+}
+
+// tracyNormalizePath is NormalizePath of Tracy 0.14's client
+// (TracyCallstack.cpp), which every file name of a client-resolved frame
+// goes through: for an absolute path, "", "." and ".." components are
+// resolved textually (".." above the root stays at the root); a relative
+// path is sent as it is.
+func tracyNormalizePath(p string) string {
+	if len(p) == 0 || p[0] != '/' {
+		return p
+	}
+	clean := true
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' && (i+1 == len(p) || p[i+1] == '/' || p[i+1] == '.') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return p
+	}
+	res := make([]byte, 0, len(p))
+	for ptr := 0; ptr < len(p); {
+		next := ptr
+		for next < len(p) && p[next] != '/' {
+			next++
+		}
+		comp := p[ptr:next]
+		switch comp {
+		case "..":
+			if len(res) > 0 {
+				back := len(res) - 1
+				for back > 0 && res[back] != '/' {
+					back--
+				}
+				res = res[:back]
+			}
+			ptr = next + 1
+			continue
+		case ".", "":
+			ptr = next + 1
+			continue
+		}
+		if len(res) != 1 {
+			res = append(res, '/')
+		}
+		res = append(res, comp...)
+		ptr = next + 1
+	}
+	if len(res) == 0 {
+		return "/"
+	}
+	return string(res)
 }
 
 // pathIsAbs and pathJoin follow debug/dwarf: DWARF paths may be Unix or

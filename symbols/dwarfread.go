@@ -214,6 +214,7 @@ const (
 	atLowPC               = 0x11
 	atHighPC              = 0x12
 	atCompDir             = 0x1b
+	atLanguage            = 0x13
 	atAbstractOrigin      = 0x31
 	atSpecification       = 0x47
 	atRanges              = 0x55
@@ -307,6 +308,7 @@ const (
 	actStrOffBase
 	actAddrBase
 	actRnglistsBase
+	actLanguage
 )
 
 func attrAction(at uint16) uint8 {
@@ -345,6 +347,8 @@ func attrAction(at uint16) uint8 {
 		return actAddrBase
 	case atRnglistsBase:
 		return actRnglistsBase
+	case atLanguage:
+		return actLanguage
 	}
 	return actSkip
 }
@@ -650,6 +654,7 @@ type dieAttrs struct {
 	strOffBase, addrBase                        uint64
 	rnglistsBase                                uint64
 	hasStrOffBase, hasAddrBase, hasRnglistsBase bool
+	lang                                        uint64
 }
 
 // readAttrs decodes a DIE's attributes into d.
@@ -706,6 +711,10 @@ func (u *cuIndex) readAttrs(r *rd, a *abbrev, d *dieAttrs) {
 			d.addrBase, d.hasAddrBase = v, k == vSecOff || k == vConst
 		case actRnglistsBase:
 			d.rnglistsBase, d.hasRnglistsBase = v, k == vSecOff || k == vConst
+		case actLanguage:
+			if k == vConst {
+				d.lang = v
+			}
 		}
 	}
 }

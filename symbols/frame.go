@@ -51,4 +51,6 @@ type Request struct {
 type Result struct {
 	Frames []Frame
 	Err    error
+
+	a2l []a2lMeta // addr2line mode: one per frame, for Addr2line sessions
 }

@@ -329,6 +329,21 @@ func (l *locator) load(img Image) (*object, error) {
 		o.close()
 		return nil, err
 	}
+	if l.o.a2l && c.format == "elf" {
+		o.a2lSyms = newA2lSymtab(c.elf.f)
+		if o.dw != nil {
+			o.dw.a2l = true
+		}
+		if lazy := o.dwLazy; lazy != nil {
+			o.dwLazy = func() (*dwarfIndex, error) {
+				x, err := lazy()
+				if x != nil {
+					x.a2l = true
+				}
+				return x, err
+			}
+		}
+	}
 	if o.dw == nil && o.dwLazy == nil && len(o.syms) == 0 && o.gotab == nil && o.goinl == nil {
 		o.close()
 		if o.debugErr != nil {

@@ -234,7 +234,18 @@ func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *
 	if buf == nil {
 		buf = make([]Frame, 0, 4)
 	}
-	frames, err := o.lookup(addr+o.relBase, r.o.inlines, buf[:0])
+	var meta []a2lMeta
+	var frames []Frame
+	if r.o.a2l && o.a2lSyms != nil {
+		frames, err = o.lookupMeta(addr+o.relBase, r.o.inlines, buf[:0], &meta)
+		for i := range meta {
+			if meta[i].hasSym && r.o.demangle {
+				meta[i].sym = r.demangleMemo(dm, meta[i].sym)
+			}
+		}
+	} else {
+		frames, err = o.lookup(addr+o.relBase, r.o.inlines, buf[:0])
+	}
 	for i := range frames {
 		f := &frames[i]
 		if f.HasFuncAddr {
@@ -244,7 +255,7 @@ func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *
 			f.Function = r.demangleMemo(dm, f.Function)
 		}
 	}
-	return Result{Frames: frames, Err: err}
+	return Result{Frames: frames, Err: err, a2l: meta}
 }
 
 // nameKey identifies a name by its bytes' address: names come from the

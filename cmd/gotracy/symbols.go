@@ -110,6 +110,7 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 		symbols.WithDebugDirs(splitList(f.debugDirs)...),
 		symbols.WithDemangle(f.demangle),
 		symbols.WithInlines(f.inlines),
+		symbols.WithAddr2line(true),
 	}
 	for _, s := range f.substitute {
 		o, err := symbols.ParseSubstitution(s)
@@ -141,14 +142,16 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 	// Addresses are resolved in batches, on the Resolver's workers: one
 	// Lookup per line costs a round of locks and lookups per address and
 	// leaves the other cores idle.
-	var batch []uint64
-	var reqs []symbols.Request
+	var batch, rel []uint64
+	// One session for the whole input: binutils' answers for a function
+	// depend on the queries before (see symbols.WithAddr2line).
+	sess := r.Addr2line(img)
 	resolve := func() {
-		reqs = reqs[:0]
+		rel = rel[:0]
 		for _, a := range batch {
-			reqs = append(reqs, symbols.Request{Image: img, Addr: a - mod.Base})
+			rel = append(rel, a-mod.Base)
 		}
-		for i, res := range r.Resolve(context.Background(), reqs) {
+		for i, res := range sess.Resolve(context.Background(), rel) {
 			p.print(batch[i], res)
 		}
 		batch = batch[:0]
