@@ -30,7 +30,7 @@ type object struct {
 	dwLate    *dwarfIndex
 	dwLateErr error
 	syms      symtab
-	a2lSyms   *a2lSymtab // addr2line mode (ELF): the symbols binutils names functions by
+	a2lSyms   *a2lSymtab   // addr2line mode (ELF): the symbols binutils names functions by
 	gotab     *gosym.Table // read through goTable
 	gotabInit func() *gosym.Table
 	gotabOnce sync.Once
