@@ -30,6 +30,9 @@ import (
 type a2lUnit struct {
 	spans []a2lSpan // every merged range of every function, sorted by lo
 	nodes []a2lNode // by fnNode index
+	// failed: binutils' scan_unit_for_symbols fails on this unit, so
+	// addr2line answers nothing from it (see a2lRnglistx).
+	failed bool
 }
 
 // a2lSpan is one range; wm is the highest hi of it and all before it, so
@@ -117,6 +120,58 @@ func (x *dwarfIndex) a2lAdd(cu *cuIndex, a *a2lUnit, d *dieAttrs, rs []addrRange
 	a.nodes = append(a.nodes, n)
 	for _, m := range ms {
 		a.spans = append(a.spans, a2lSpan{lo: m.lo, hi: m.hi, node: idx})
+	}
+}
+
+// a2lRnglistx reads a function's DW_FORM_rnglistx DW_AT_ranges as
+// binutils 2.40 does: it takes the index for an offset into
+// .debug_rnglists (read_rnglists has no rnglistx support, so Clang's
+// DWARF 5 inlined subroutines get whatever ranges those bytes spell,
+// usually none), and a list it cannot parse makes the whole unit fail.
+// ok is false in that case.
+func (x *dwarfIndex) a2lRnglistx(u *cuIndex, off uint64, out []addrRange) ([]addrRange, bool) {
+	b := x.s.rnglists
+	if off >= uint64(len(b)) {
+		return out, false
+	}
+	r := rd{b: b, off: int(off), big: x.s.big}
+	base := u.base
+	for {
+		if r.off >= len(b) {
+			return out, false
+		}
+		var lo, hi uint64
+		switch r.u8() {
+		case 0: // DW_RLE_end_of_list
+			return out, true
+		case 5: // DW_RLE_base_address
+			if len(b)-r.off < int(u.addrSize) {
+				return out, false
+			}
+			base = r.sized(u.addrSize)
+			continue
+		case 7: // DW_RLE_start_length
+			if len(b)-r.off < int(u.addrSize) {
+				return out, false
+			}
+			lo = r.sized(u.addrSize)
+			hi = lo + r.uleb()
+		case 4: // DW_RLE_offset_pair
+			lo = base + r.uleb()
+			hi = base + r.uleb()
+		case 6: // DW_RLE_start_end
+			if len(b)-r.off < 2*int(u.addrSize) {
+				return out, false
+			}
+			lo = r.sized(u.addrSize)
+			hi = r.sized(u.addrSize)
+		default:
+			return out, false
+		}
+		if r.bad {
+			return out, false
+		}
+		out = append(out, addrRange{lo, hi, 0})
 	}
 }
 
@@ -251,7 +306,7 @@ type a2lSec struct {
 
 type a2lSym struct {
 	value, size uint64
-	name        string
+	name, file  string
 	fn, typed   bool
 }
 
@@ -266,8 +321,23 @@ func newA2lSymtab(f *elf.File) *a2lSymtab {
 	if len(ss) == 0 {
 		ss = elfSymbolTable(f, elf.SHT_DYNSYM)
 	}
+	// elf_find_function gives a symbol the file of the STT_FILE symbol
+	// before it, for a global only until a file symbol follows the first
+	// other symbol.
+	const nothingSeen, symbolSeen, fileAfterSymbol = 0, 1, 2
+	state, file := nothingSeen, ""
 	for _, s := range ss {
 		typ := elf.ST_TYPE(s.Info)
+		if typ == elf.STT_FILE {
+			file = s.Name
+			if state == symbolSeen {
+				state = fileAfterSymbol
+			}
+			continue
+		}
+		if state == nothingSeen {
+			state = symbolSeen
+		}
 		switch typ {
 		case elf.STT_SECTION, elf.STT_FILE, elf.STT_OBJECT, elf.STT_TLS, elf.STT_COMMON:
 			continue
@@ -286,8 +356,12 @@ func newA2lSymtab(f *elf.File) *a2lSymtab {
 			size = 1
 		}
 		sec := uint16(s.Section)
-		t.syms[sec] = append(t.syms[sec], a2lSym{value: s.Value, size: size, name: s.Name,
-			fn: typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC, typed: typ != elf.STT_NOTYPE})
+		e := a2lSym{value: s.Value, size: size, name: s.Name,
+			fn: typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC, typed: typ != elf.STT_NOTYPE}
+		if elf.ST_BIND(s.Info) == elf.STB_LOCAL || state != fileAfterSymbol {
+			e.file = file
+		}
+		t.syms[sec] = append(t.syms[sec], e)
 	}
 	for k, v := range t.syms {
 		slices.SortStableFunc(v, func(p, q a2lSym) int { return cmp.Compare(p.value, q.value) })

@@ -475,6 +475,10 @@ func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]
 	if cu.funcsErr != nil && !hasLine {
 		return out, false, cu.funcsErr
 	}
+	if meta != nil && cu.a2l != nil && cu.a2l.failed {
+		// binutils gave up on the unit (see a2lRnglistx).
+		return out, false, nil
+	}
 	if meta != nil && cu.a2l != nil {
 		out, ok := x.a2lChain(cu, addr, inlines, out, meta, file, line, col, disc, hasLine)
 		return out, ok, nil
@@ -678,7 +682,7 @@ func (x *dwarfIndex) readLines(cu *cuIndex) error {
 	if !x.a2l {
 		// Frames for traces carry the path a Tracy client would send.
 		for i, f := range cu.files {
-			cu.files[i] = tracyNormalizePath(f)
+			cu.files[i] = traceFile(f)
 		}
 	}
 	return nil
@@ -711,6 +715,7 @@ type buildScratch struct {
 	nodes []fnNode
 	kids  []kidSpan
 	rs    []addrRange
+	a2lrs []addrRange
 	stack []int32
 	start []int32
 	// names caches the names of abstract origins and specifications by
@@ -841,7 +846,11 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 				idx := int32(len(nodes))
 				nodes = append(nodes, n)
 				if a2 != nil {
-					x.a2lAdd(cu, a2, &d, rs, idx, parent, n.inlined, sc)
+					ars := rs
+					if _, low := x.address(cu, d.lowpc, d.lowKind); !low && d.rangesKind == vRnglx {
+						ars = nil // binutils 2.40 reads no rnglistx ranges (a2lRnglistx)
+					}
+					x.a2lAdd(cu, a2, &d, ars, idx, parent, n.inlined, sc)
 				}
 				for _, rg := range rs {
 					kids = append(kids, kidSpan{rg.lo, rg.hi, parent, idx})
