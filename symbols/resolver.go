@@ -2,7 +2,9 @@ package symbols
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -336,6 +338,26 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 		return res
 	}
 	n := (len(reqs) + chunk - 1) / chunk
+	// A large batch is looked up in address order: consecutive lookups
+	// then walk neighbouring line rows and function ranges, which stay in
+	// cache, where random addresses miss on nearly every step of every
+	// binary search. Results still land in request order.
+	var order []int32
+	if len(reqs) >= 2*chunk {
+		type ka struct {
+			addr uint64
+			i    int32
+		}
+		keys := make([]ka, len(reqs))
+		for i := range reqs {
+			keys[i] = ka{reqs[i].Addr, int32(i)}
+		}
+		slices.SortFunc(keys, func(a, b ka) int { return cmp.Compare(a.addr, b.addr) })
+		order = make([]int32, len(reqs))
+		for i, k := range keys {
+			order[i] = k.i
+		}
+	}
 	var wg sync.WaitGroup
 	next := make(chan int, n)
 	for i := 0; i < n; i++ {
@@ -362,7 +384,11 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 			}
 			for c := range next {
 				lo, hi := c*chunk, min((c+1)*chunk, len(reqs))
-				for i := lo; i < hi; i++ {
+				for k := lo; k < hi; k++ {
+					i := k
+					if order != nil {
+						i = int(order[k])
+					}
 					if ctx.Err() != nil {
 						res[i].Err = ctx.Err()
 						continue
