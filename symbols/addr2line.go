@@ -49,7 +49,14 @@ type a2lNode struct {
 }
 
 func (a *a2lUnit) finish() *a2lUnit {
-	slices.SortStableFunc(a.spans, func(p, q a2lSpan) int { return cmp.Compare(p.lo, q.lo) })
+	// Ranges are appended in DIE order (node order); sorting on (lo,
+	// node) keeps that order among equal starts without a stable sort.
+	slices.SortFunc(a.spans, func(p, q a2lSpan) int {
+		if c := cmp.Compare(p.lo, q.lo); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.node, q.node)
+	})
 	var wm uint64
 	for i := range a.spans {
 		wm = max(wm, a.spans[i].hi)

@@ -794,7 +794,8 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 	nodes, kids, rs := sc.nodes[:0], sc.kids[:0], sc.rs[:0]
 	var a2 *a2lUnit
 	if x.a2l {
-		a2 = &a2lUnit{}
+		est := min(max(64, int(cu.end-cu.die)/96), 1<<20)
+		a2 = &a2lUnit{spans: make([]a2lSpan, 0, est), nodes: make([]a2lNode, 0, est)}
 	}
 	stack := append(sc.stack[:0], -1)
 	defer func() {

@@ -412,7 +412,7 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 	if o.goinl != nil {
 		o.debugPath = from
 		o.dwLazy = func() (*dwarfIndex, error) {
-			d, err := elfDWARFSections(dbg, dbgFile)
+			d, err := elfDWARFSectionsMapped(dbg, dbgFile, l.o.mapped)
 			if err != nil {
 				return nil, err
 			}
@@ -420,7 +420,7 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 		}
 		return nil
 	}
-	d, derr := elfDWARFSections(dbg, dbgFile)
+	d, derr := elfDWARFSectionsMapped(dbg, dbgFile, l.o.mapped)
 	if derr != nil {
 		if o.debugPath == "" {
 			o.debugErr = fmt.Errorf("%s: %w", c.path, derr)

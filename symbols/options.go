@@ -25,6 +25,7 @@ type options struct {
 	workers       int
 	confine       bool
 	a2l           bool
+	mapped        bool
 }
 
 // Option configures a Resolver.
@@ -100,6 +101,13 @@ func WithInlines(on bool) Option { return func(o *options) error { o.inlines = o
 // session, its names for functions without a linkage name. `gotracy
 // symbols resolve` uses it.
 func WithAddr2line(on bool) Option { return func(o *options) error { o.a2l = on; return nil } }
+
+// WithMappedFiles maps the DWARF sections of uncompressed ELF files
+// instead of reading them (Linux; elsewhere a no-op). The mappings are
+// never released, not even by Close, because the names in returned Frames
+// point into them: for short-lived processes such as `gotracy symbols
+// resolve`, where it saves the page faults of copying every section.
+func WithMappedFiles(on bool) Option { return func(o *options) error { o.mapped = on; return nil } }
 
 // WithWorkers bounds the goroutines resolving batches (default GOMAXPROCS).
 func WithWorkers(n int) Option {

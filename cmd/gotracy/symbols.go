@@ -112,6 +112,7 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 		symbols.WithDemangle(f.demangle),
 		symbols.WithInlines(f.inlines),
 		symbols.WithAddr2line(true),
+		symbols.WithMappedFiles(true),
 	}
 	for _, s := range f.substitute {
 		o, err := symbols.ParseSubstitution(s)
