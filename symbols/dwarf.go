@@ -665,6 +665,7 @@ func (x *dwarfIndex) readLines(cu *cuIndex) error {
 	if err != nil {
 		return fmt.Errorf("line table of %q: %w", cu.name, err)
 	}
+	p.a2lFile0 = x.a2l && p.version >= 5
 	sc := x.getScratch()
 	defer x.putScratch(sc)
 	if sc.rows == nil {

@@ -29,6 +29,11 @@ type lineProgram struct {
 	dirs            []string
 	files           []string // by file number; DWARF 2-4 entry 0 is unused ("")
 	filePresent     []bool
+	// a2lFile0: addr2line mode names rows that rely on the initial file
+	// register of a DWARF 5 sequence by entry 0, as binutils 2.40 does
+	// (decode_line_info starts each sequence with concat_filename(table,
+	// 0) while the register is 1).
+	a2lFile0 bool
 }
 
 func (x *dwarfIndex) lineHeader(off uint64, addrSize uint8, compDir string) (*lineProgram, error) {
@@ -257,7 +262,11 @@ func (p *lineProgram) decodeLines(rows []lineRow) ([]lineRow, error) {
 	base := len(rows)
 	seqStart := len(rows)
 	var addr uint64
-	file, line, col, disc := int64(1), int64(1), uint64(0), uint64(0)
+	initFile := int64(1)
+	if p.a2lFile0 {
+		initFile = 0
+	}
+	file, line, col, disc := initFile, int64(1), uint64(0), uint64(0)
 	opIndex := 0
 	emit := func(end bool) {
 		fi := int32(-1)
@@ -306,7 +315,7 @@ func (p *lineProgram) decodeLines(rows []lineRow) ([]lineRow, error) {
 				emit(true)
 				seqs = append(seqs, seqSpan{rows[seqStart].addr, seqStart})
 				seqStart = len(rows)
-				addr, file, line, col, disc, opIndex = 0, 1, 1, 0, 0, 0
+				addr, file, line, col, disc, opIndex = 0, initFile, 1, 0, 0, 0
 			case 2: // DW_LNE_set_address
 				switch p.addrSize {
 				case 1, 2, 4, 8:
