@@ -314,6 +314,7 @@ type a2lSec struct {
 type a2lSym struct {
 	value, size uint64
 	name, file  string
+	hasFile     bool // file is named by an STT_FILE symbol (LTO's are "")
 	fn, typed   bool
 }
 
@@ -332,11 +333,11 @@ func newA2lSymtab(f *elf.File) *a2lSymtab {
 	// before it, for a global only until a file symbol follows the first
 	// other symbol.
 	const nothingSeen, symbolSeen, fileAfterSymbol = 0, 1, 2
-	state, file := nothingSeen, ""
+	state, file, hasFile := nothingSeen, "", false
 	for _, s := range ss {
 		typ := elf.ST_TYPE(s.Info)
 		if typ == elf.STT_FILE {
-			file = s.Name
+			file, hasFile = s.Name, true
 			if state == symbolSeen {
 				state = fileAfterSymbol
 			}
@@ -365,8 +366,8 @@ func newA2lSymtab(f *elf.File) *a2lSymtab {
 		sec := uint16(s.Section)
 		e := a2lSym{value: s.Value, size: size, name: s.Name,
 			fn: typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC, typed: typ != elf.STT_NOTYPE}
-		if elf.ST_BIND(s.Info) == elf.STB_LOCAL || state != fileAfterSymbol {
-			e.file = file
+		if hasFile && (elf.ST_BIND(s.Info) == elf.STB_LOCAL || state != fileAfterSymbol) {
+			e.file, e.hasFile = file, true
 		}
 		t.syms[sec] = append(t.syms[sec], e)
 	}

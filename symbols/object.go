@@ -188,7 +188,8 @@ func (o *object) lookupA2L(addr uint64, inlines bool, out []Frame, meta *[]a2lMe
 		if s, ok := o.a2lSyms.find(addr); ok {
 			switch {
 			case m == nil:
-				out = append(out, Frame{Function: s.name, File: s.file, FuncAddr: s.value, HasFuncAddr: true})
+				out = append(out, Frame{Function: s.name, File: s.file, EmptyFile: s.hasFile && s.file == "",
+					FuncAddr: s.value, HasFuncAddr: true})
 				*meta = append(*meta, a2lMeta{})
 			case m.unit == 0:
 				out[start].Function, out[start].FuncAddr, out[start].HasFuncAddr = s.name, s.value, true

@@ -304,6 +304,15 @@ func demangleName(s string) string {
 			return s // binutils prints a malformed v0 name as it is
 		}
 	}
+	// libiberty's _GLOBAL_[._$][ID]_ names; the library keeps the
+	// "_I_" in a key that is not a mangled name.
+	if len(s) > 11 && strings.HasPrefix(s, "_GLOBAL_") && strings.IndexByte("._$", s[8]) >= 0 &&
+		(s[9] == 'I' || s[9] == 'D') && s[10] == '_' && !strings.HasPrefix(s[11:], "_Z") {
+		if s[9] == 'I' {
+			return "global constructors keyed to " + s[11:]
+		}
+		return "global destructors keyed to " + s[11:]
+	}
 	// The fast path prints what the lines below print, for almost every
 	// C++ name a compiler emits, without building an AST.
 	if d, ok := itanium.String(s); ok {

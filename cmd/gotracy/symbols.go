@@ -258,9 +258,9 @@ func (p *a2lPrinter) print(addr uint64, res symbols.Result) {
 			}
 		}
 		file := fr.File
-		if file == "" {
+		if file == "" && !fr.EmptyFile {
 			file = "??"
-		} else if f.basenames {
+		} else if f.basenames && file != "" {
 			file = filepath.Base(file)
 		}
 		w.WriteString(file)
