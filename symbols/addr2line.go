@@ -82,6 +82,44 @@ func (a *a2lUnit) find(addr uint64) int32 {
 	return best
 }
 
+// a2lUnitFor picks the unit binutils answers addr from when several
+// units' ranges hold it (GNU ld points the debug info of discarded COMDAT
+// copies at the kept one): the first in .debug_info order that has a line
+// or a function there, where unitFor takes the smallest range.
+func (x *dwarfIndex) a2lUnitFor(addr uint64) *cuIndex {
+	rs := x.ranges
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].lo > addr }) - 1
+	if i < 0 {
+		return nil
+	}
+	var cand [8]int32
+	cs := cand[:0]
+	for k := i; k >= i-int(rs[i].back) && k >= 0; k-- {
+		if addr < rs[k].hi {
+			cs = append(cs, rs[k].idx)
+		}
+	}
+	if len(cs) <= 1 {
+		if len(cs) == 0 {
+			return nil
+		}
+		return x.units[cs[0]]
+	}
+	slices.Sort(cs)
+	for _, ui := range cs {
+		cu := x.units[ui]
+		x.buildLines(cu)
+		x.buildFuncs(cu)
+		if _, _, _, _, ok := cu.line(addr); ok {
+			return cu
+		}
+		if cu.a2l != nil && cu.a2l.find(addr) >= 0 {
+			return cu
+		}
+	}
+	return x.units[cs[0]]
+}
+
 // a2lAdd records node idx (read from d, with ranges rs) for addr2line mode.
 func (x *dwarfIndex) a2lAdd(cu *cuIndex, a *a2lUnit, d *dieAttrs, rs []addrRange, idx, parent int32, inlined bool, sc *buildScratch) {
 	// arange_add: an empty range is dropped, the first fills the head, a

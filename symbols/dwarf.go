@@ -445,7 +445,12 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 // lookupMeta is lookup; in addr2line mode (meta != nil, x.a2l) it answers
 // the addr2line way and appends one a2lMeta per frame.
 func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, bool, error) {
-	cu := x.unitFor(addr)
+	var cu *cuIndex
+	if meta != nil && x.a2l {
+		cu = x.a2lUnitFor(addr)
+	} else {
+		cu = x.unitFor(addr)
+	}
 	var file string
 	var line, col, disc int
 	hasLine := false
