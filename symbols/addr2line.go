@@ -168,58 +168,6 @@ func (x *dwarfIndex) a2lAdd(cu *cuIndex, a *a2lUnit, d *dieAttrs, rs []addrRange
 	}
 }
 
-// a2lRnglistx reads a function's DW_FORM_rnglistx DW_AT_ranges as
-// binutils 2.40 does: it takes the index for an offset into
-// .debug_rnglists (read_rnglists has no rnglistx support, so Clang's
-// DWARF 5 inlined subroutines get whatever ranges those bytes spell,
-// usually none), and a list it cannot parse makes the whole unit fail.
-// ok is false in that case.
-func (x *dwarfIndex) a2lRnglistx(u *cuIndex, off uint64, out []addrRange) ([]addrRange, bool) {
-	b := x.s.rnglists
-	if off >= uint64(len(b)) {
-		return out, false
-	}
-	r := rd{b: b, off: int(off), big: x.s.big}
-	base := u.base
-	for {
-		if r.off >= len(b) {
-			return out, false
-		}
-		var lo, hi uint64
-		switch r.u8() {
-		case 0: // DW_RLE_end_of_list
-			return out, true
-		case 5: // DW_RLE_base_address
-			if len(b)-r.off < int(u.addrSize) {
-				return out, false
-			}
-			base = r.sized(u.addrSize)
-			continue
-		case 7: // DW_RLE_start_length
-			if len(b)-r.off < int(u.addrSize) {
-				return out, false
-			}
-			lo = r.sized(u.addrSize)
-			hi = lo + r.uleb()
-		case 4: // DW_RLE_offset_pair
-			lo = base + r.uleb()
-			hi = base + r.uleb()
-		case 6: // DW_RLE_start_end
-			if len(b)-r.off < 2*int(u.addrSize) {
-				return out, false
-			}
-			lo = r.sized(u.addrSize)
-			hi = r.sized(u.addrSize)
-		default:
-			return out, false
-		}
-		if r.bad {
-			return out, false
-		}
-		out = append(out, addrRange{lo, hi, 0})
-	}
-}
-
 // cLang reports whether binutils' mangle_style is 0 for a DW_AT_language:
 // then a DW_AT_name counts as a linkage name.
 func cLang(lang uint16) bool {

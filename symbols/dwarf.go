@@ -855,7 +855,11 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 				if a2 != nil {
 					ars := rs
 					if _, low := x.address(cu, d.lowpc, d.lowKind); !low && d.rangesKind == vRnglx {
-						ars = nil // binutils 2.40 reads no rnglistx ranges (a2lRnglistx)
+						// binutils 2.40 gets no ranges from a function's
+						// DW_FORM_rnglistx DW_AT_ranges (Clang's DWARF 5
+						// inlined subroutines): its addresses fall to the
+						// enclosing function.
+						ars = nil
 					}
 					x.a2lAdd(cu, a2, &d, ars, idx, parent, n.inlined, sc)
 				}
