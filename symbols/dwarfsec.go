@@ -119,6 +119,11 @@ func elfDWARFSectionsMapped(f *elf.File, r io.ReaderAt, mapped bool) (*dwSection
 				lo, hi = min(lo, sec.Offset), max(hi, sec.Offset+sec.FileSize)
 			}
 		}
+		// Only bytes inside the file: touching a mapped page past its end
+		// raises SIGBUS (a malformed header may claim any extent).
+		if st, err := of.Stat(); err != nil || !st.Mode().IsRegular() || hi > uint64(st.Size()) {
+			lo, hi = 0, 0
+		}
 		if lo < hi {
 			mOff = lo &^ 0xfff
 			if b, err := mapFile(of, int64(mOff), int(hi-mOff)); err == nil {
