@@ -762,7 +762,9 @@ func (x *dwarfIndex) putScratch(sc *buildScratch) { x.scratch.Put(sc) }
 // and union bodies hold only declarations: GCC and Clang emit member
 // function definitions at namespace or unit level (with
 // DW_AT_specification), so those bodies are skipped, through their
-// DW_AT_sibling when present, which is most of a C++ unit's DIEs.
+// DW_AT_sibling when present, which is most of a C++ unit's DIEs. The
+// exception, a class local to a function whose member functions GCC
+// defines inside the class body, is handled in readFuncs.
 func descends(t uint32) bool {
 	switch t {
 	case tagSubprogram, tagInlinedSubroutine, tagLexicalBlock, tagNamespace,
@@ -863,8 +865,15 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 					}
 					x.a2lAdd(cu, a2, &d, ars, idx, parent, n.inlined, sc)
 				}
+				// A subprogram nested in a function (a local class's member
+				// function, a GNU C nested function) is a function of its
+				// own, found from the top, not from its enclosing one.
+				kp := parent
+				if !n.inlined {
+					kp = -1
+				}
 				for _, rg := range rs {
-					kids = append(kids, kidSpan{rg.lo, rg.hi, parent, idx})
+					kids = append(kids, kidSpan{rg.lo, rg.hi, kp, idx})
 				}
 				cur = idx
 			} else if parent < 0 {
@@ -880,7 +889,10 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 			}
 		case !a.children:
 			cu.skipAttrs(&r, a)
-		case descends(a.tag):
+		case descends(a.tag) || parent >= 0 && (a.tag == tagClassType || a.tag == tagStructureType || a.tag == tagUnionType):
+			// Inside a function, a class body may hold the definitions
+			// of a local class's member functions (GCC), as binutils
+			// and libbacktrace find them.
 			cu.skipAttrs(&r, a)
 			stack = append(stack, cur)
 		default:

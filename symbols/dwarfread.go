@@ -208,6 +208,9 @@ const (
 	tagModule             = 0x1e
 	tagTryBlock           = 0x32
 	tagCatchBlock         = 0x25
+	tagClassType          = 0x02
+	tagStructureType      = 0x13
+	tagUnionType          = 0x17
 	atSibling             = 0x01
 	atName                = 0x03
 	atStmtList            = 0x10
