@@ -136,7 +136,7 @@ func (r *Resolver) Lookup(img Image, addr uint64) Result {
 
 func (r *Resolver) lookup(img Image, addr uint64, buf []Frame) Result {
 	o, err := r.object(img)
-	return r.lookupIn(o, err, addr, buf, nil)
+	return r.lookupIn(o, err, addr, buf, nil, nil)
 }
 
 // objMemo is a worker's memory of the last image it looked up: a batch
@@ -229,7 +229,7 @@ func (r *Resolver) demangleMemo(m *demMemo, s string) string {
 	return v
 }
 
-func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *demMemo) Result {
+func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *demMemo, ms *[]a2lMeta) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -239,7 +239,19 @@ func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *
 	var meta []a2lMeta
 	var frames []Frame
 	if r.o.a2l && o.a2lSyms != nil {
+		if ms != nil {
+			// Per-worker slab, as for frames: one allocation per few
+			// hundred answers instead of a growing slice per answer.
+			if cap(*ms)-len(*ms) < slabReserve {
+				*ms = make([]a2lMeta, 0, slabFrames)
+			}
+			meta = (*ms)[len(*ms):len(*ms)]
+		}
 		frames, err = o.lookupMeta(addr+o.relBase, r.o.inlines, buf[:0], &meta)
+		if ms != nil && len(meta) > 0 && len(meta) <= cap(*ms)-len(*ms) && &meta[0] == &(*ms)[len(*ms) : len(*ms)+1][0] {
+			*ms = (*ms)[:len(*ms)+len(meta)]
+		}
+		meta = meta[:len(meta):len(meta)]
 		for i := range meta {
 			if meta[i].hasSym && r.o.demangle {
 				meta[i].sym = r.demangleMemo(dm, meta[i].sym)
@@ -385,6 +397,7 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 			}
 			defer func() { <-r.sem }()
 			var slab []Frame
+			var mslab []a2lMeta
 			var memo objMemo
 			var dm *demMemo
 			if r.o.demangle {
@@ -407,7 +420,7 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 					}
 					tail := slab[len(slab):]
 					o, err := r.memoObject(&memo, reqs[i].Image)
-					res[i] = r.lookupIn(o, err, reqs[i].Addr, tail, dm)
+					res[i] = r.lookupIn(o, err, reqs[i].Addr, tail, dm, &mslab)
 					// Frames are capped so that appending to one Result
 					// cannot overwrite the next.
 					if f := res[i].Frames; len(f) <= cap(tail) && len(f) > 0 && &f[0] == &tail[:1][0] {
