@@ -1,6 +1,6 @@
-// Source of testdata/a2l-*.elf (see addr2line_test.go): static and
-// anonymous-namespace functions (no linkage name), GCC clones, inlined
-// static functions and a header reached through "..".
+// testdata/a2l-{gcc,clang}.elf: `g++ -O2 -g -o a2l-gcc.elf a2l.cpp` (GCC 12), `clang++ -O2 -g` (Clang 14)
+// here; goldens and rules in cmd/gotracy/symbols_a2l_test.go. Static, anonymous-namespace, clone,
+// inlined static functions and a header reached through "..". Keep line numbers unchanged.
 #include <cstdlib>
 #include <cstring>
 #include "sub/../helper.h"
