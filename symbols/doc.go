@@ -74,15 +74,16 @@
 // tables (GET /symbol-table/v1/DEBUGNAME/BREAKPADID); `gotracy symbols
 // serve` runs it.
 //
-// # Differences from addr2line
+// # addr2line mode and trace frames
 //
-// Output is byte-identical to binutils addr2line except where binutils has
-// a bug: for a C++ function whose DWARF entry has no linkage name it prints
-// the ELF symbol covering the address the first time it meets the function
-// (and the DWARF name afterwards, so its output depends on query order),
-// and binutils 2.40 names the wrong file for DWARF 5 line rows that rely on
-// the initial file register. This package prints the DWARF answer in both
-// cases, as llvm-symbolizer does.
+// By default frames are what a Tracy client would have sent for the
+// address: DWARF names, paths normalised as Tracy's client normalises
+// them. WithAddr2line selects binutils 2.40 addr2line's answers instead,
+// bugs included (raw DWARF paths, its smallest-range rule for inlined
+// code, ELF-symbol names for functions without a linkage name, which
+// depend on the queries before, so they come from an Addr2line session).
+// `gotracy symbols resolve` uses that mode; docs/DESIGN.md lists the rules
+// and the few cases not reproduced.
 //
 // How the index is laid out for fast cold resolution, and why the package
 // has its own DWARF reader and demanglers, is in docs/DESIGN.md in the

@@ -32,6 +32,11 @@ type dwarfIndex struct {
 	seqs    []span
 
 	scratch sync.Pool // of *buildScratch
+
+	// a2l selects binutils addr2line's answers (WithAddr2line): file names
+	// as DWARF composes them, the smallest-range function rule and what
+	// the ELF-symbol name rule needs. Set before the first lookup.
+	a2l bool
 }
 
 // addrRange is an address range as read from DWARF.
@@ -61,6 +66,7 @@ type cuIndex struct {
 	strOffBase, addrBase, rngBase uint64
 	base                          uint64 // base address for range lists
 	name, compDir                 string
+	lang                          uint16 // DW_AT_language
 	stmtList                      uint64
 	hasStmt                       bool
 
@@ -74,6 +80,8 @@ type cuIndex struct {
 	nodes []fnNode
 	kids  []span // children ranges of all nodes, grouped by parent, sorted by lo
 	top   []span // ranges of outermost functions, sorted by lo
+
+	a2l *a2lUnit // addr2line mode only (dwarfIndex.a2l)
 }
 
 // lineRow is one line-table row. An end_sequence row, whose address is one
@@ -179,6 +187,7 @@ func newDwarfIndex(s *dwSections) (*dwarfIndex, error) {
 		cu.strOffBase, cu.addrBase, cu.rngBase = d.strOffBase, d.addrBase, d.rnglistsBase
 		cu.name = x.str(cu, d.name, d.nameKind)
 		cu.compDir = x.str(cu, d.compDir, d.compDirKind)
+		cu.lang = uint16(d.lang)
 		cu.stmtList, cu.hasStmt = d.stmtList, d.hasStmtList
 		if b, ok := x.address(cu, d.entryPC, d.entryPCKind); ok {
 			cu.base = b
@@ -430,7 +439,18 @@ func (x *dwarfIndex) unitFor(addr uint64) *cuIndex {
 // lookup appends the frames for addr to out. ok reports whether anything
 // (a line or a function) was found.
 func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bool, error) {
-	cu := x.unitFor(addr)
+	return x.lookupMeta(addr, inlines, out, nil)
+}
+
+// lookupMeta is lookup; in addr2line mode (meta != nil, x.a2l) it answers
+// the addr2line way and appends one a2lMeta per frame.
+func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, bool, error) {
+	var cu *cuIndex
+	if meta != nil && x.a2l {
+		cu = x.a2lUnitFor(addr)
+	} else {
+		cu = x.unitFor(addr)
+	}
 	var file string
 	var line, col, disc int
 	hasLine := false
@@ -459,6 +479,14 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 	x.buildFuncs(cu)
 	if cu.funcsErr != nil && !hasLine {
 		return out, false, cu.funcsErr
+	}
+	if meta != nil && cu.a2l != nil && cu.a2l.failed {
+		// binutils gave up on the unit (see a2lRnglistx).
+		return out, false, nil
+	}
+	if meta != nil && cu.a2l != nil {
+		out, ok := x.a2lChain(cu, addr, inlines, out, meta, file, line, col, disc, hasLine)
+		return out, ok, nil
 	}
 	var chain [16]int32
 	path := cu.funcChain(addr, chain[:0])
@@ -627,7 +655,7 @@ func (x *dwarfIndex) tryBuildFuncs(cu *cuIndex) {
 func (x *dwarfIndex) funcsNow(cu *cuIndex) {
 	defer func() {
 		if p := recover(); p != nil {
-			cu.nodes, cu.kids, cu.top = nil, nil, nil
+			cu.nodes, cu.kids, cu.top, cu.a2l = nil, nil, nil, nil
 			cu.funcsErr = fmt.Errorf("%w: unit %q: %v", ErrMalformed, cu.name, p)
 		}
 	}()
@@ -642,6 +670,7 @@ func (x *dwarfIndex) readLines(cu *cuIndex) error {
 	if err != nil {
 		return fmt.Errorf("line table of %q: %w", cu.name, err)
 	}
+	p.a2lFile0 = x.a2l && p.version >= 5
 	sc := x.getScratch()
 	defer x.putScratch(sc)
 	if sc.rows == nil {
@@ -656,6 +685,12 @@ func (x *dwarfIndex) readLines(cu *cuIndex) error {
 	}
 	cu.rows = exact(rows)
 	cu.files = p.files
+	if !x.a2l {
+		// Frames for traces carry the path a Tracy client would send.
+		for i, f := range cu.files {
+			cu.files[i] = traceFile(f)
+		}
+	}
 	return nil
 }
 
@@ -686,6 +721,7 @@ type buildScratch struct {
 	nodes []fnNode
 	kids  []kidSpan
 	rs    []addrRange
+	a2lrs []addrRange
 	stack []int32
 	start []int32
 	// names caches the names of abstract origins and specifications by
@@ -695,6 +731,10 @@ type buildScratch struct {
 	names *[nameCacheSize]struct {
 		off uint64
 		ref nameRef
+	}
+	links *[nameCacheSize]struct { // addr2line mode: is_linkage by DIE offset
+		off uint64
+		v   bool
 	}
 }
 
@@ -722,7 +762,9 @@ func (x *dwarfIndex) putScratch(sc *buildScratch) { x.scratch.Put(sc) }
 // and union bodies hold only declarations: GCC and Clang emit member
 // function definitions at namespace or unit level (with
 // DW_AT_specification), so those bodies are skipped, through their
-// DW_AT_sibling when present, which is most of a C++ unit's DIEs.
+// DW_AT_sibling when present, which is most of a C++ unit's DIEs. The
+// exception, a class local to a function whose member functions GCC
+// defines inside the class body, is handled in readFuncs.
 func descends(t uint32) bool {
 	switch t {
 	case tagSubprogram, tagInlinedSubroutine, tagLexicalBlock, tagNamespace,
@@ -758,6 +800,11 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 		sc.kids = make([]kidSpan, 0, est)
 	}
 	nodes, kids, rs := sc.nodes[:0], sc.kids[:0], sc.rs[:0]
+	var a2 *a2lUnit
+	if x.a2l {
+		est := min(max(64, int(cu.end-cu.die)/96), 1<<20)
+		a2 = &a2lUnit{spans: make([]a2lSpan, 0, est), nodes: make([]a2lNode, 0, est)}
+	}
 	stack := append(sc.stack[:0], -1)
 	defer func() {
 		sc.nodes, sc.kids, sc.rs, sc.stack = nodes[:0], kids[:0], rs[:0], stack[:0]
@@ -807,8 +854,26 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 				}
 				idx := int32(len(nodes))
 				nodes = append(nodes, n)
+				if a2 != nil {
+					ars := rs
+					if _, low := x.address(cu, d.lowpc, d.lowKind); !low && d.rangesKind == vRnglx {
+						// binutils 2.40 gets no ranges from a function's
+						// DW_FORM_rnglistx DW_AT_ranges (Clang's DWARF 5
+						// inlined subroutines): its addresses fall to the
+						// enclosing function.
+						ars = nil
+					}
+					x.a2lAdd(cu, a2, &d, ars, idx, parent, n.inlined, sc)
+				}
+				// A subprogram nested in a function (a local class's member
+				// function, a GNU C nested function) is a function of its
+				// own, found from the top, not from its enclosing one.
+				kp := parent
+				if !n.inlined {
+					kp = -1
+				}
 				for _, rg := range rs {
-					kids = append(kids, kidSpan{rg.lo, rg.hi, parent, idx})
+					kids = append(kids, kidSpan{rg.lo, rg.hi, kp, idx})
 				}
 				cur = idx
 			} else if parent < 0 {
@@ -824,7 +889,10 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 			}
 		case !a.children:
 			cu.skipAttrs(&r, a)
-		case descends(a.tag):
+		case descends(a.tag) || parent >= 0 && (a.tag == tagClassType || a.tag == tagStructureType || a.tag == tagUnionType):
+			// Inside a function, a class body may hold the definitions
+			// of a local class's member functions (GCC), as binutils
+			// and libbacktrace find them.
 			cu.skipAttrs(&r, a)
 			stack = append(stack, cur)
 		default:
@@ -865,6 +933,9 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 		lo, hi := start[i+1], start[i+2]
 		cu.nodes[i].kidLo, cu.nodes[i].kidHi = lo, hi
 		prepSpans(all[lo:hi])
+	}
+	if a2 != nil {
+		cu.a2l = a2.finish()
 	}
 	return nil
 }

@@ -208,12 +208,16 @@ const (
 	tagModule             = 0x1e
 	tagTryBlock           = 0x32
 	tagCatchBlock         = 0x25
+	tagClassType          = 0x02
+	tagStructureType      = 0x13
+	tagUnionType          = 0x17
 	atSibling             = 0x01
 	atName                = 0x03
 	atStmtList            = 0x10
 	atLowPC               = 0x11
 	atHighPC              = 0x12
 	atCompDir             = 0x1b
+	atLanguage            = 0x13
 	atAbstractOrigin      = 0x31
 	atSpecification       = 0x47
 	atRanges              = 0x55
@@ -307,6 +311,7 @@ const (
 	actStrOffBase
 	actAddrBase
 	actRnglistsBase
+	actLanguage
 )
 
 func attrAction(at uint16) uint8 {
@@ -345,6 +350,8 @@ func attrAction(at uint16) uint8 {
 		return actAddrBase
 	case atRnglistsBase:
 		return actRnglistsBase
+	case atLanguage:
+		return actLanguage
 	}
 	return actSkip
 }
@@ -650,6 +657,7 @@ type dieAttrs struct {
 	strOffBase, addrBase                        uint64
 	rnglistsBase                                uint64
 	hasStrOffBase, hasAddrBase, hasRnglistsBase bool
+	lang                                        uint64
 }
 
 // readAttrs decodes a DIE's attributes into d.
@@ -706,6 +714,10 @@ func (u *cuIndex) readAttrs(r *rd, a *abbrev, d *dieAttrs) {
 			d.addrBase, d.hasAddrBase = v, k == vSecOff || k == vConst
 		case actRnglistsBase:
 			d.rnglistsBase, d.hasRnglistsBase = v, k == vSecOff || k == vConst
+		case actLanguage:
+			if k == vConst {
+				d.lang = v
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/klauspost/compress/zlib"
@@ -99,7 +100,37 @@ func unzdebug(d []byte) ([]byte, error) {
 // us inflate only the sections we use, with the klauspost decoders
 // (faster than the compress/zlib decoder debug/elf uses).
 func elfDWARFSections(f *elf.File, r io.ReaderAt) (*dwSections, error) {
+	return elfDWARFSectionsMapped(f, r, false)
+}
+
+// elfDWARFSectionsMapped is elfDWARFSections; with mapped (WithMappedFiles)
+// and r an *os.File it maps the file's DWARF bytes instead of reading them
+// into fresh memory: in a fresh process the page faults of copying a
+// section cost more than indexing it. The mapping is never unmapped, as
+// names in returned Frames point into it.
+func elfDWARFSectionsMapped(f *elf.File, r io.ReaderAt, mapped bool) (*dwSections, error) {
 	s := &dwSections{big: f.ByteOrder == binary.BigEndian}
+	var m []byte
+	var mOff uint64
+	if of, ok := r.(*os.File); ok && mapped {
+		lo, hi := ^uint64(0), uint64(0)
+		for _, sec := range f.Sections {
+			if (strings.HasPrefix(sec.Name, ".debug_") || strings.HasPrefix(sec.Name, ".zdebug_")) && sec.Type != elf.SHT_NOBITS && sec.FileSize > 0 {
+				lo, hi = min(lo, sec.Offset), max(hi, sec.Offset+sec.FileSize)
+			}
+		}
+		// Only bytes inside the file: touching a mapped page past its end
+		// raises SIGBUS (a malformed header may claim any extent).
+		if st, err := of.Stat(); err != nil || !st.Mode().IsRegular() || hi > uint64(st.Size()) {
+			lo, hi = 0, 0
+		}
+		if lo < hi {
+			mOff = lo &^ 0xfff
+			if b, err := mapFile(of, int64(mOff), int(hi-mOff)); err == nil {
+				m = b
+			}
+		}
+	}
 	for _, sec := range f.Sections {
 		var suffix string
 		zd := false
@@ -118,9 +149,14 @@ func elfDWARFSections(f *elf.File, r io.ReaderAt) (*dwSections, error) {
 		if sec.FileSize > 1<<32 {
 			return nil, fmt.Errorf("%w: section %s: %d bytes", ErrMalformed, sec.Name, sec.FileSize)
 		}
-		raw := sectionBuf(sec.FileSize)
-		if _, err := r.ReadAt(raw, int64(sec.Offset)); err != nil {
-			return nil, fmt.Errorf("%w: section %s: %v", ErrMalformed, sec.Name, err)
+		var raw []byte
+		if m != nil && sec.Offset >= mOff && sec.Offset-mOff+sec.FileSize <= uint64(len(m)) {
+			raw = m[sec.Offset-mOff : sec.Offset-mOff+sec.FileSize : sec.Offset-mOff+sec.FileSize]
+		} else {
+			raw = sectionBuf(sec.FileSize)
+			if _, err := r.ReadAt(raw, int64(sec.Offset)); err != nil {
+				return nil, fmt.Errorf("%w: section %s: %v", ErrMalformed, sec.Name, err)
+			}
 		}
 		var err error
 		switch {

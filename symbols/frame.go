@@ -10,6 +10,11 @@ type Frame struct {
 	// File is the source path as recorded in the debug information
 	// (directory joined with the file name); "" when unknown.
 	File string
+	// EmptyFile is set when File is "" because the debug information
+	// names the file with an empty string (an LTO object's STT_FILE
+	// symbol) rather than not at all: addr2line then prints ":" where it
+	// prints "??:" otherwise.
+	EmptyFile bool
 	// Line and Column are 1-based; 0 means unknown.
 	Line   int
 	Column int
@@ -51,4 +56,6 @@ type Request struct {
 type Result struct {
 	Frames []Frame
 	Err    error
+
+	a2l []a2lMeta // addr2line mode: one per frame, for Addr2line sessions
 }

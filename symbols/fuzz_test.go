@@ -72,6 +72,19 @@ func fuzzResolve(t *testing.T, data []byte, addrs []uint64) {
 	}
 	r.SymbolTable(img)
 	r.Module(img)
+	// addr2line mode reads more of the DWARF (abstract origins for the
+	// linkage rule, every range for the smallest-range rule) and the
+	// symbol table its own way, with mapped sections.
+	ra, err := New(WithDebugDirs(), WithWorkers(1), WithAddr2line(true), WithMappedFiles(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ra.Close()
+	for _, res := range ra.Addr2line(img).Resolve(context.Background(), addrs) {
+		for _, fr := range res.Frames {
+			_ = fr.Function + fr.File
+		}
+	}
 }
 
 // The seeds themselves must resolve, or the fuzzer starts from nothing.

@@ -329,6 +329,21 @@ func (l *locator) load(img Image) (*object, error) {
 		o.close()
 		return nil, err
 	}
+	if l.o.a2l && c.format == "elf" {
+		o.a2lSyms = newA2lSymtab(c.elf.f)
+		if o.dw != nil {
+			o.dw.a2l = true
+		}
+		if lazy := o.dwLazy; lazy != nil {
+			o.dwLazy = func() (*dwarfIndex, error) {
+				x, err := lazy()
+				if x != nil {
+					x.a2l = true
+				}
+				return x, err
+			}
+		}
+	}
 	if o.dw == nil && o.dwLazy == nil && len(o.syms) == 0 && o.gotab == nil && o.goinl == nil {
 		o.close()
 		if o.debugErr != nil {
@@ -397,7 +412,7 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 	if o.goinl != nil {
 		o.debugPath = from
 		o.dwLazy = func() (*dwarfIndex, error) {
-			d, err := elfDWARFSections(dbg, dbgFile)
+			d, err := elfDWARFSectionsMapped(dbg, dbgFile, l.o.mapped)
 			if err != nil {
 				return nil, err
 			}
@@ -405,7 +420,7 @@ func (l *locator) loadELF(o *object, c *candidate) (err error) {
 		}
 		return nil
 	}
-	d, derr := elfDWARFSections(dbg, dbgFile)
+	d, derr := elfDWARFSectionsMapped(dbg, dbgFile, l.o.mapped)
 	if derr != nil {
 		if o.debugPath == "" {
 			o.debugErr = fmt.Errorf("%s: %w", c.path, derr)

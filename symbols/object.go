@@ -30,6 +30,7 @@ type object struct {
 	dwLate    *dwarfIndex
 	dwLateErr error
 	syms      symtab
+	a2lSyms   *a2lSymtab   // addr2line mode (ELF): the symbols binutils names functions by
 	gotab     *gosym.Table // read through goTable
 	gotabInit func() *gosym.Table
 	gotabOnce sync.Once
@@ -75,7 +76,16 @@ func (o *object) dwarf() *dwarfIndex {
 // lookup resolves a file address. It returns frames (innermost first) with
 // FuncAddr still in file addresses.
 func (o *object) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, error) {
+	return o.lookupMeta(addr, inlines, out, nil)
+}
+
+// lookupMeta is lookup; meta non-nil asks for addr2line mode (the DWARF
+// index must be in it too), with one a2lMeta per frame.
+func (o *object) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, error) {
 	start := len(out)
+	if meta != nil && o.a2lSyms != nil {
+		return o.lookupA2L(addr, inlines, out, meta)
+	}
 	if o.goinl != nil {
 		// The pclntab with the runtime's inline tree gives the same
 		// frames as Go's DWARF (held to it by TestGoStrippedPclntab),
@@ -149,4 +159,53 @@ func (o *object) symbolList() []sym {
 		}
 	}
 	return newSymtab(out)
+}
+
+// lookupA2L is lookup the way binutils addr2line answers (ELF, DWARF).
+func (o *object) lookupA2L(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, error) {
+	start := len(out)
+	*meta = (*meta)[:0]
+	var dwErr error
+	if dw := o.dwarf(); dw != nil {
+		out, _, dwErr = dw.lookupMeta(addr, inlines, out, meta)
+	} else if o.dwLateErr != nil {
+		dwErr = o.dwLateErr
+	}
+	if len(*meta) != len(out)-start {
+		// A unit read before addr2line mode (cannot happen) or not in it.
+		*meta = (*meta)[:0]
+		for range out[start:] {
+			*meta = append(*meta, a2lMeta{})
+		}
+	}
+	var m *a2lMeta
+	if len(out) > start {
+		m = &(*meta)[0]
+	}
+	// elf_find_function runs when DWARF gave no function or a name that is
+	// not a linkage name.
+	if m == nil || m.unit == 0 || !m.linkage {
+		if s, ok := o.a2lSyms.find(addr); ok {
+			switch {
+			case m == nil:
+				out = append(out, Frame{Function: s.name, File: s.file, EmptyFile: s.hasFile && s.file == "",
+					FuncAddr: s.value, HasFuncAddr: true})
+				*meta = append(*meta, a2lMeta{})
+			case m.unit == 0:
+				out[start].Function, out[start].FuncAddr, out[start].HasFuncAddr = s.name, s.value, true
+			default:
+				m.sym, m.symAddr, m.hasSym, m.symAtLow = s.name, s.value, true, s.value == m.low
+			}
+		}
+	}
+	if len(out) == start {
+		if dwErr != nil {
+			return out, dwErr
+		}
+		if o.debugErr != nil {
+			return out, o.debugErr
+		}
+		return out, ErrAddressNotFound
+	}
+	return out, dwErr
 }

@@ -24,6 +24,8 @@ type options struct {
 	inlines       bool
 	workers       int
 	confine       bool
+	a2l           bool
+	mapped        bool
 }
 
 // Option configures a Resolver.
@@ -90,6 +92,22 @@ func WithDemangle(on bool) Option { return func(o *options) error { o.demangle =
 
 // WithInlines selects whether inlined frames are returned (default on).
 func WithInlines(on bool) Option { return func(o *options) error { o.inlines = on; return nil } }
+
+// WithAddr2line selects binutils addr2line's answers instead of the
+// frames a Tracy client would send (the default): file names as DWARF
+// composes them (".../client/../libbacktrace/dwarf.cpp", where a client
+// sends the path normalised), binutils' rule for the innermost function
+// (the smallest range containing the address) and, through an Addr2line
+// session, its names for functions without a linkage name. `gotracy
+// symbols resolve` uses it.
+func WithAddr2line(on bool) Option { return func(o *options) error { o.a2l = on; return nil } }
+
+// WithMappedFiles maps the DWARF sections of uncompressed ELF files
+// instead of reading them (Linux; elsewhere a no-op). The mappings are
+// never released, not even by Close, because the names in returned Frames
+// point into them: for short-lived processes such as `gotracy symbols
+// resolve`, where it saves the page faults of copying every section.
+func WithMappedFiles(on bool) Option { return func(o *options) error { o.mapped = on; return nil } }
 
 // WithWorkers bounds the goroutines resolving batches (default GOMAXPROCS).
 func WithWorkers(n int) Option {

@@ -419,7 +419,9 @@ func (cu *stdCU) readFuncs(x *stdIndex) error {
 				}
 				idx := int32(len(cu.nodes))
 				cu.nodes = append(cu.nodes, n)
-				if parent >= 0 {
+				// A subprogram nested in a function (a local class's
+				// member function) is a function of its own.
+				if parent >= 0 && n.inlined {
 					for _, r := range rs {
 						cu.nodes[parent].children = append(cu.nodes[parent].children, addrRange{r.lo, r.hi, idx})
 					}
@@ -437,7 +439,8 @@ func (cu *stdCU) readFuncs(x *stdIndex) error {
 			}
 		}
 		if e.Children {
-			if stdDescends(e.Tag) {
+			local := parent >= 0 && (e.Tag == dwarf.TagClassType || e.Tag == dwarf.TagStructType || e.Tag == dwarf.TagUnionType)
+			if stdDescends(e.Tag) || local {
 				stack = append(stack, cur)
 			} else {
 				r.SkipChildren()

@@ -2,7 +2,9 @@ package symbols
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,7 +136,7 @@ func (r *Resolver) Lookup(img Image, addr uint64) Result {
 
 func (r *Resolver) lookup(img Image, addr uint64, buf []Frame) Result {
 	o, err := r.object(img)
-	return r.lookupIn(o, err, addr, buf, nil)
+	return r.lookupIn(o, err, addr, buf, nil, nil)
 }
 
 // objMemo is a worker's memory of the last image it looked up: a batch
@@ -227,14 +229,37 @@ func (r *Resolver) demangleMemo(m *demMemo, s string) string {
 	return v
 }
 
-func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *demMemo) Result {
+func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *demMemo, ms *[]a2lMeta) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
 	if buf == nil {
 		buf = make([]Frame, 0, 4)
 	}
-	frames, err := o.lookup(addr+o.relBase, r.o.inlines, buf[:0])
+	var meta []a2lMeta
+	var frames []Frame
+	if r.o.a2l && o.a2lSyms != nil {
+		if ms != nil {
+			// Per-worker slab, as for frames: one allocation per few
+			// hundred answers instead of a growing slice per answer.
+			if cap(*ms)-len(*ms) < slabReserve {
+				*ms = make([]a2lMeta, 0, slabFrames)
+			}
+			meta = (*ms)[len(*ms):len(*ms)]
+		}
+		frames, err = o.lookupMeta(addr+o.relBase, r.o.inlines, buf[:0], &meta)
+		if ms != nil && len(meta) > 0 && len(meta) <= cap(*ms)-len(*ms) && &meta[0] == &(*ms)[len(*ms) : len(*ms)+1][0] {
+			*ms = (*ms)[:len(*ms)+len(meta)]
+		}
+		meta = meta[:len(meta):len(meta)]
+		for i := range meta {
+			if meta[i].hasSym && r.o.demangle {
+				meta[i].sym = r.demangleMemo(dm, meta[i].sym)
+			}
+		}
+	} else {
+		frames, err = o.lookup(addr+o.relBase, r.o.inlines, buf[:0])
+	}
 	for i := range frames {
 		f := &frames[i]
 		if f.HasFuncAddr {
@@ -244,7 +269,7 @@ func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *
 			f.Function = r.demangleMemo(dm, f.Function)
 		}
 	}
-	return Result{Frames: frames, Err: err}
+	return Result{Frames: frames, Err: err, a2l: meta}
 }
 
 // nameKey identifies a name by its bytes' address: names come from the
@@ -291,6 +316,15 @@ func demangleName(s string) string {
 			return s // binutils prints a malformed v0 name as it is
 		}
 	}
+	// libiberty's _GLOBAL_[._$][ID]_ names; the library keeps the
+	// "_I_" in a key that is not a mangled name.
+	if len(s) > 11 && strings.HasPrefix(s, "_GLOBAL_") && strings.IndexByte("._$", s[8]) >= 0 &&
+		(s[9] == 'I' || s[9] == 'D') && s[10] == '_' && !strings.HasPrefix(s[11:], "_Z") {
+		if s[9] == 'I' {
+			return "global constructors keyed to " + s[11:]
+		}
+		return "global destructors keyed to " + s[11:]
+	}
 	// The fast path prints what the lines below print, for almost every
 	// C++ name a compiler emits, without building an AST.
 	if d, ok := itanium.String(s); ok {
@@ -325,6 +359,26 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 		return res
 	}
 	n := (len(reqs) + chunk - 1) / chunk
+	// A large batch is looked up in address order: consecutive lookups
+	// then walk neighbouring line rows and function ranges, which stay in
+	// cache, where random addresses miss on nearly every step of every
+	// binary search. Results still land in request order.
+	var order []int32
+	if len(reqs) >= 2*chunk {
+		type ka struct {
+			addr uint64
+			i    int32
+		}
+		keys := make([]ka, len(reqs))
+		for i := range reqs {
+			keys[i] = ka{reqs[i].Addr, int32(i)}
+		}
+		slices.SortFunc(keys, func(a, b ka) int { return cmp.Compare(a.addr, b.addr) })
+		order = make([]int32, len(reqs))
+		for i, k := range keys {
+			order[i] = k.i
+		}
+	}
 	var wg sync.WaitGroup
 	next := make(chan int, n)
 	for i := 0; i < n; i++ {
@@ -343,6 +397,7 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 			}
 			defer func() { <-r.sem }()
 			var slab []Frame
+			var mslab []a2lMeta
 			var memo objMemo
 			var dm *demMemo
 			if r.o.demangle {
@@ -351,7 +406,11 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 			}
 			for c := range next {
 				lo, hi := c*chunk, min((c+1)*chunk, len(reqs))
-				for i := lo; i < hi; i++ {
+				for k := lo; k < hi; k++ {
+					i := k
+					if order != nil {
+						i = int(order[k])
+					}
 					if ctx.Err() != nil {
 						res[i].Err = ctx.Err()
 						continue
@@ -361,7 +420,7 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 					}
 					tail := slab[len(slab):]
 					o, err := r.memoObject(&memo, reqs[i].Image)
-					res[i] = r.lookupIn(o, err, reqs[i].Addr, tail, dm)
+					res[i] = r.lookupIn(o, err, reqs[i].Addr, tail, dm, &mslab)
 					// Frames are capped so that appending to one Result
 					// cannot overwrite the next.
 					if f := res[i].Frames; len(f) <= cap(tail) && len(f) > 0 && &f[0] == &tail[:1][0] {

@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"os"
 	"syscall"
 	"unsafe"
 )
@@ -30,4 +31,10 @@ func adviseHuge(p unsafe.Pointer, size uintptr) {
 	to := (uintptr(p) + size + huge - 1) &^ (huge - 1)
 	// A raw call: the widened range is not a Go object, only addresses.
 	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, from, to-from, syscall.MADV_HUGEPAGE)
+}
+
+// mapFile maps n bytes of f from off (page-aligned) read-only, populated
+// at once from the page cache.
+func mapFile(f *os.File, off int64, n int) ([]byte, error) {
+	return syscall.Mmap(int(f.Fd()), off, n, syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
 }

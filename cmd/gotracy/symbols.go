@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -110,6 +111,8 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 		symbols.WithDebugDirs(splitList(f.debugDirs)...),
 		symbols.WithDemangle(f.demangle),
 		symbols.WithInlines(f.inlines),
+		symbols.WithAddr2line(true),
+		symbols.WithMappedFiles(true),
 	}
 	for _, s := range f.substitute {
 		o, err := symbols.ParseSubstitution(s)
@@ -135,20 +138,27 @@ func symbolsResolve(e *env, f *symbolsFlags, addrs []string, stdin io.Reader) er
 		// addr2line refuses to start without the binary.
 		return fmt.Errorf("symbols resolve: %w", err)
 	}
+	// A resolve run is short and its index is live to the end: collecting
+	// more rarely saves a fifth of a cold run's CPU. The memory limit
+	// keeps the collector working when a huge binary needs it.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(2 << 30))
 	w := bufio.NewWriterSize(e.stdout, 256<<10)
 	defer w.Flush()
 	p := a2lPrinter{f: f, w: w}
 	// Addresses are resolved in batches, on the Resolver's workers: one
 	// Lookup per line costs a round of locks and lookups per address and
 	// leaves the other cores idle.
-	var batch []uint64
-	var reqs []symbols.Request
+	var batch, rel []uint64
+	// One session for the whole input: binutils' answers for a function
+	// depend on the queries before (see symbols.WithAddr2line).
+	sess := r.Addr2line(img)
 	resolve := func() {
-		reqs = reqs[:0]
+		rel = rel[:0]
 		for _, a := range batch {
-			reqs = append(reqs, symbols.Request{Image: img, Addr: a - mod.Base})
+			rel = append(rel, a-mod.Base)
 		}
-		for i, res := range r.Resolve(context.Background(), reqs) {
+		for i, res := range sess.Resolve(context.Background(), rel) {
 			p.print(batch[i], res)
 		}
 		batch = batch[:0]
@@ -210,7 +220,10 @@ type a2lPrinter struct {
 func (p *a2lPrinter) print(addr uint64, res symbols.Result) {
 	f, w := p.f, p.w
 	if f.addresses {
-		fmt.Fprintf(w, "0x%016x", addr)
+		var b [18]byte
+		h := strconv.AppendUint(b[:0], addr, 16)
+		w.WriteString("0x0000000000000000"[:18-len(h)])
+		w.Write(h)
 		if f.pretty {
 			w.WriteString(": ")
 		} else {
@@ -245,21 +258,26 @@ func (p *a2lPrinter) print(addr uint64, res symbols.Result) {
 			}
 		}
 		file := fr.File
-		if file == "" {
+		if file == "" && !fr.EmptyFile {
 			file = "??"
-		} else if f.basenames {
+		} else if f.basenames && file != "" {
 			file = filepath.Base(file)
 		}
 		w.WriteString(file)
 		w.WriteByte(':')
 		if fr.Line == 0 {
 			w.WriteString("?\n")
-		} else if d := res.Frames[0].Discriminator; d != 0 {
-			// binutils repeats the innermost row's discriminator on
-			// every inlined-by frame; so do we, for byte-identical output.
-			fmt.Fprintf(w, "%d (discriminator %d)\n", fr.Line, d)
 		} else {
-			fmt.Fprintf(w, "%d\n", fr.Line)
+			var b [24]byte
+			w.Write(strconv.AppendInt(b[:0], int64(fr.Line), 10))
+			if d := res.Frames[0].Discriminator; d != 0 {
+				// binutils repeats the innermost row's discriminator on
+				// every inlined-by frame; so do we, for byte-identical output.
+				w.WriteString(" (discriminator ")
+				w.Write(strconv.AppendInt(b[:0], int64(d), 10))
+				w.WriteByte(')')
+			}
+			w.WriteByte('\n')
 		}
 	}
 }

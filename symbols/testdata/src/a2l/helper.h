@@ -1,0 +1,6 @@
+namespace helper {
+static inline int mix(int a, int b) {
+	int r = a * 31 + b;
+	return r ^ (r >> 3);
+}
+}
