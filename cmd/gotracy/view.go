@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gotracy/gotracy/internal/fileio"
+	"github.com/gotracy/gotracy/objstore"
 	"github.com/gotracy/gotracy/viewer"
 )
 
@@ -26,13 +27,23 @@ func init() {
 			"docs/viewer-api.md; e.g. curl -s URL/api/v1/statistics gives the numbers of gotracy csv.\n" +
 			"Ctrl-C, SIGTERM or SIGHUP stops the server after the requests in flight.",
 		summary: "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API)",
-		usage:   "view [--http ADDR] [--open] FILE.tracy",
+		usage:   "view [--http ADDR] [--open] [--s3-endpoint URL] FILE.tracy|s3://BUCKET/KEY.tracy",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			httpAddr := fs.String("http", "", "serve on `host:port` (default 127.0.0.1 and a free port; an empty host is 127.0.0.1; any other host must be named, as in --http 0.0.0.0:8080)")
 			open := fs.Bool("open", false, "open the page in the default browser")
+			s3f := addS3Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) != 1 {
 					return usagef("view needs exactly one trace file")
+				}
+				if objstore.IsURL(args[0]) {
+					// Downloaded whole first: the viewer reads a file.
+					local, done, err := fetchS3(e, s3f, args[0])
+					if err != nil {
+						return err
+					}
+					defer done()
+					args = []string{local}
 				}
 				addr, public, err := viewListenAddr(*httpAddr)
 				if err != nil {
