@@ -117,6 +117,9 @@ func (f *flight) noteSlow(w *worker) {
 // window, so each item is copied a bounded number of times and memory
 // stays within about twice the window.
 func (f *flight) afterFrame(w *worker) {
+	if flightHeld != nil {
+		defer func() { flightHeld(heldItems(w)) }()
+	}
 	f.noteSlow(w)
 	first := f.cutIndex(w)
 	fr := w.t.FrameSets[0].Frames
@@ -136,26 +139,57 @@ func (f *flight) keeps(cut, start, end int64) bool {
 	if end < 0 || end > cut || start >= cut {
 		return true
 	}
-	// Slow frames are few; they are sorted by start.
+	// Slow frames are few, sorted by start, and do not overlap: look at
+	// those starting before end, latest first.
 	i, _ := slices.BinarySearchFunc(f.slow, end, func(s span, t int64) int {
-		if s.start <= t {
+		if s.start < t {
 			return -1
 		}
 		return 1
 	})
+	if start == end && i < len(f.slow) && f.slow[i].start == start {
+		return true // an instant at a slow frame's start
+	}
 	for j := i - 1; j >= 0; j-- {
 		s := f.slow[j]
-		if s.end >= start {
+		if s.end > start || (start == end && s.start <= start && start < s.end) {
 			return true
 		}
-		if s.end < start && j < i-8 {
-			break // slow frames do not overlap each other by more than a few
+		if s.end <= start {
+			break
 		}
 	}
 	return false
 }
 
 func (f *flight) keepsAt(cut, t int64) bool { return f.keeps(cut, t, t) }
+
+// flightHeld, when set (tests), is called after every trim and at every
+// transport frame with the number of items the recorder holds.
+var flightHeld func(items int)
+
+// heldItems counts what the window holds: frames, zones, messages, plot
+// points, allocations, lock events.
+func heldItems(w *worker) int {
+	t := w.t
+	n := len(t.Messages) + len(t.FrameImages)
+	for i := range t.FrameSets {
+		n += len(t.FrameSets[i].Frames)
+	}
+	for _, td := range w.threads {
+		n += td.zones.Len()
+	}
+	for i := range t.Plots {
+		n += len(t.Plots[i].Points)
+	}
+	for i := range t.MemPools {
+		n += len(t.MemPools[i].Events)
+	}
+	for i := range t.Locks {
+		n += len(t.Locks[i].Events)
+	}
+	return n
+}
 
 // trim drops everything before base frame first (but the slow frames).
 func (f *flight) trim(w *worker, first int) {
