@@ -188,7 +188,7 @@ func (s *Store) Upload(ctx context.Context, path, bucket, key string, meta map[s
 	}
 	size := st.Size()
 	u := &uploader{s: s, f: f, size: size, bucket: bucket, key: key,
-		opts: minio.PutObjectOptions{UserMetadata: meta, ContentType: "application/octet-stream"},
+		opts:     minio.PutObjectOptions{UserMetadata: meta, ContentType: "application/octet-stream"},
 		deadline: time.Now().Add(s.cfg.RetryFor)}
 	if size <= s.cfg.PartSize {
 		err = u.retry(ctx, "upload", func() error {
