@@ -82,6 +82,9 @@ type Config struct {
 	RetryFor time.Duration
 	// Logf, when set, receives one line per retry.
 	Logf func(format string, args ...any)
+	// OnPart, when set, is called after each part of a multipart upload
+	// is stored (progress; the tests stop the server mid-upload with it).
+	OnPart func(part, parts int)
 }
 
 // Store is a connection to one S3-compatible endpoint.
@@ -294,6 +297,9 @@ func (u *uploader) multipartOnce(ctx context.Context) error {
 				return err
 			}
 			parts[i] = minio.CompletePart{PartNumber: i + 1, ETag: p.ETag}
+			if u.s.cfg.OnPart != nil {
+				u.s.cfg.OnPart(i+1, n)
+			}
 			return nil
 		})
 		if err != nil {
