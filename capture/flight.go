@@ -113,9 +113,10 @@ func (f *flight) noteSlow(w *worker) {
 	}
 }
 
-// afterFrame trims when the droppable part has grown as large as the
-// window, so each item is copied a bounded number of times and memory
-// stays within about twice the window.
+// afterFrame trims when the droppable part has grown to a quarter of the
+// window: memory stays within 1.25 windows, and each trim copies the
+// window once (about four copies of every item over its life). A window
+// of a full-rate client is gigabytes, so the slack is what matters.
 func (f *flight) afterFrame(w *worker) {
 	if flightHeld != nil {
 		defer func() { flightHeld(heldItems(w)) }()
@@ -127,7 +128,7 @@ func (f *flight) afterFrame(w *worker) {
 		return
 	}
 	kept := len(fr) - first
-	if first < kept && first < 1<<16 {
+	if first < max(kept/4, 1) && first < 1<<16 {
 		return
 	}
 	f.trim(w, first)
@@ -245,7 +246,7 @@ func (f *flight) trim(w *worker, first int) {
 
 	// Zones, thread by thread, and the zone extras they use.
 	extras := []model.ZoneExtra{{}}
-	remapExtras := len(w.gpu) == 0 || !anyGPU(w)
+	remapExtras := len(t.ZoneExtras) > 1 && !anyGPU(w)
 	for _, td := range w.threads {
 		f.trimZones(td, cut, t, &extras, remapExtras)
 	}
@@ -369,23 +370,10 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 	if len(td.stack) > 0 {
 		firstOpen = int(td.stack[0])
 	}
-	var nl model.ZoneList
-	removed := 0
-	copyRange := func(from, to int) {
-		for i := from; i < to; i++ {
-			z := *zs.At(i)
-			if z.End() >= 0 {
-				z.SetNext(z.Next() - uint32(removed))
-			}
-			if remap {
-				if e := z.Extra(); e != 0 {
-					z.SetExtra(uint32(len(*extras)))
-					*extras = append(*extras, t.ZoneExtras[e])
-				}
-			}
-			nl.Append(z)
-		}
-	}
+	// First pass: the runs of zones to keep, over the top-level zones only.
+	type run struct{ from, to, removed int }
+	var runs []run
+	removed, kept := 0, 0
 	for i := 0; i < firstOpen; {
 		z := zs.At(i)
 		next := int(z.Next())
@@ -393,13 +381,50 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 			next = firstOpen // cannot happen for a closed top-level zone
 		}
 		if f.keeps(cut, z.Start(), z.End()) {
-			copyRange(i, next)
+			if k := len(runs) - 1; k >= 0 && runs[k].to == i && runs[k].removed == removed {
+				runs[k].to = next
+			} else {
+				runs = append(runs, run{i, next, removed})
+			}
+			kept += next - i
 		} else {
 			removed += next - i
 		}
 		i = next
 	}
-	copyRange(firstOpen, n)
+	if removed == 0 && !remap {
+		return
+	}
+	if firstOpen < n {
+		runs = append(runs, run{firstOpen, n, removed})
+		kept += n - firstOpen
+	}
+	// Second pass: copy the runs chunk by chunk into a list of the exact
+	// size, moving subtree ends down by what was removed before them.
+	var nl model.ZoneList
+	nl.Grow(kept)
+	chunks := zs.Chunks()
+	for _, r := range runs {
+		sub := uint32(r.removed)
+		for i := r.from; i < r.to; {
+			ch := chunks[i/model.ZoneChunkLen]
+			off := i % model.ZoneChunkLen
+			m := min(len(ch)-off, r.to-i)
+			for _, z := range ch[off : off+m] {
+				if z.End() >= 0 {
+					z.SetNext(z.Next() - sub)
+				}
+				if remap {
+					if e := z.Extra(); e != 0 {
+						z.SetExtra(uint32(len(*extras)))
+						*extras = append(*extras, t.ZoneExtras[e])
+					}
+				}
+				nl.Append(z)
+			}
+			i += m
+		}
+	}
 	for k := range td.stack {
 		td.stack[k] -= uint32(removed)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +70,12 @@ func (f *flightFlags) option() (capture.Option, error) {
 			return nil, usagef("--keep-slow needs --keep or --keep-frames: it keeps slow frames beyond the window")
 		}
 		return nil, nil
+	}
+	if os.Getenv("GOGC") == "" {
+		// The window is pointer-free zone chunks the collector does not
+		// scan, so collecting often is cheap; with the default GOGC=100
+		// the garbage each trim leaves could double the process's memory.
+		debug.SetGCPercent(25)
 	}
 	return capture.WithFlightRecorder(capture.FlightRecorder{Keep: keep, KeepFrames: *f.keepFrames, KeepSlow: slow}), nil
 }
