@@ -190,11 +190,38 @@ func (k *daemonSink) name(ctx context.Context, s *daemon.Session) string {
 		if _, err := os.Lstat(filepath.Join(k.dir, name)); err == nil {
 			continue
 		}
-		if k.s3 != nil && s3Exists(ctx, k.s3, k.objectURL(name)) {
-			continue
-		}
 		k.taken[name] = true
 		return name
+	}
+}
+
+// freeObject returns the first object name from the session's number on
+// that the store does not hold, asking again (with backoff, until ctx
+// ends) while the store cannot answer: an object that could not be
+// checked is never overwritten.
+func (k *daemonSink) freeObject(ctx context.Context, e *env, s *daemon.Session, local string) (objstore.URL, error) {
+	wait := 250 * time.Millisecond
+	for n := s.Seq; ; {
+		name := daemon.FileName(s.Client, n)
+		if n == s.Seq {
+			name = local // the spool's name, when free remotely too
+		}
+		u := k.objectURL(name)
+		ok, err := k.s3.Exists(ctx, u.Bucket, u.Key)
+		switch {
+		case err == nil && !ok:
+			return u, nil
+		case err == nil:
+			n++
+			continue
+		}
+		fmt.Fprintf(e.stderr, "gotracy: checking %s: %v; retrying in %v\n", u, err, wait)
+		select {
+		case <-ctx.Done():
+			return u, fmt.Errorf("%w (the trace waits in %s)", ctx.Err(), filepath.Join(k.dir, local))
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
 	}
 }
 
@@ -212,8 +239,17 @@ func (k *daemonSink) save(ctx context.Context, e *env, s *daemon.Session, res *c
 	if k.s3 == nil {
 		return local, nil
 	}
-	u := k.objectURL(name)
-	if err := spoolAndUpload(ctx, e, k.s3, local, u, traceMeta(res.Trace, s.Client.IP.String())); err != nil {
+	meta := traceMeta(res.Trace, s.Client.IP.String())
+	// The note first, so the trace is uploaded by a later run if this one
+	// cannot.
+	if err := writeNote(ctx, local, k.objectURL(name), meta); err != nil {
+		return local, err
+	}
+	u, err := k.freeObject(ctx, e, s, name)
+	if err != nil {
+		return local, err
+	}
+	if err := spoolAndUpload(ctx, e, k.s3, local, u, meta); err != nil {
 		return local, err
 	}
 	return u.String(), nil

@@ -160,11 +160,19 @@ func traceMeta(t *model.Trace, host string) map[string]string {
 // both once the store confirmed it. On failure both stay and the error
 // names the local file.
 func spoolAndUpload(ctx context.Context, e *env, st *objstore.Store, local string, u objstore.URL, meta map[string]string) error {
+	if err := writeNote(ctx, local, u, meta); err != nil {
+		return err
+	}
+	return uploadSpooled(ctx, e, st, local, u, meta)
+}
+
+// writeNote writes (or replaces) the note beside a spooled trace.
+func writeNote(ctx context.Context, local string, u objstore.URL, meta map[string]string) error {
 	note, _ := json.Marshal(pendingUpload{URL: u.String(), Meta: meta})
 	if err := fileio.WriteFile(ctx, notePath(local), true, func(w io.Writer) error { _, err := w.Write(note); return err }); err != nil {
 		return fmt.Errorf("spool note for %s: %w", local, err)
 	}
-	return uploadSpooled(ctx, e, st, local, u, meta)
+	return nil
 }
 
 func uploadSpooled(ctx context.Context, e *env, st *objstore.Store, local string, u objstore.URL, meta map[string]string) error {
@@ -200,13 +208,6 @@ func resumeSpool(ctx context.Context, e *env, st *objstore.Store, dir string) {
 			fmt.Fprintf(e.stderr, "gotracy: %v\n", err)
 		}
 	}
-}
-
-// s3Exists tells whether u already holds an object (an error reading it
-// counts as "exists": never overwrite what could not be checked).
-func s3Exists(ctx context.Context, st *objstore.Store, u objstore.URL) bool {
-	ok, err := st.Exists(ctx, u.Bucket, u.Key)
-	return ok || err != nil
 }
 
 // fetchS3 downloads an s3:// trace into a temporary file for `view`, and
@@ -248,6 +249,8 @@ type captureUpload struct {
 	spool string
 	force bool
 	k     *daemonSink
+	sess  *daemon.Session // for a prefix: the name's parts
+	name  string          // for a prefix: the spool file's name
 }
 
 // newCaptureUpload returns nil for a local output.
@@ -307,10 +310,9 @@ func (c *captureUpload) local(res *capture.Result, addr string) string {
 		if ip == nil {
 			ip = net.IPv4(127, 0, 0, 1)
 		}
-		s := &daemon.Session{Client: daemon.Client{Program: res.Welcome.ProgramName, IP: ip, Port: p}}
-		name := c.k.name(context.Background(), s)
-		c.u.Key += name
-		return filepath.Join(c.spool, name)
+		c.sess = &daemon.Session{Client: daemon.Client{Program: res.Welcome.ProgramName, IP: ip, Port: p}}
+		c.name = c.k.name(context.Background(), c.sess)
+		return filepath.Join(c.spool, c.name)
 	}
 	f, _ := os.CreateTemp(c.spool, strings.TrimSuffix(filepath.Base(c.u.Key), ".tracy")+"_*.tracy")
 	name := f.Name()
@@ -321,7 +323,19 @@ func (c *captureUpload) local(res *capture.Result, addr string) string {
 
 func (c *captureUpload) upload(e *env, res *capture.Result, local string) error {
 	// Only a second signal abandons the upload; the file stays either way.
-	err := spoolAndUpload(e.abortContext(), e, c.st, local, c.u, traceMeta(res.Trace, ""))
+	ctx := e.abortContext()
+	meta := traceMeta(res.Trace, "")
+	u := c.u
+	var err error
+	if c.sess != nil {
+		// A prefix: the first name the store does not hold yet.
+		if err = writeNote(ctx, local, c.k.objectURL(c.name), meta); err == nil {
+			u, err = c.k.freeObject(ctx, e, c.sess, c.name)
+		}
+	}
+	if err == nil {
+		err = spoolAndUpload(ctx, e, c.st, local, u, meta)
+	}
 	if err != nil {
 		return fmt.Errorf("%w; it will be uploaded by the next gotracy daemon with an s3:// output, or upload %s yourself", err, local)
 	}

@@ -113,3 +113,48 @@ func TestS3DaemonCaptureLsView(t *testing.T) {
 	v.signal(t, syscall.SIGINT)
 	v.exit(t)
 }
+
+// TestS3DaemonServerDown: the store is down when a capture ends; the trace
+// waits in the spool (file and note) while the daemon retries, and is
+// uploaded, then removed from the spool, once the store is back.
+func TestS3DaemonServerDown(t *testing.T) {
+	w := s3test.StartWeed(t)
+	w.MakeBucket("traces")
+	spool := t.TempDir()
+	udp := freeUDPPort(t)
+	d := gotracy(t, w.Env(), "daemon", "-o", "s3://traces/down/", "-p", strconv.Itoa(udp), "--spool", spool, "--filter-name", "gotracy-demo")
+	d.waitFor(t, "listening for Tracy clients", d.stdout.String)
+	w.Kill()
+	port := freeTCPPort(t)
+	rep := demoJSON(t, gotracy(t, nil, "demo", "-p", strconv.Itoa(port), "--broadcast-port", strconv.Itoa(udp), "--frames", "9", "--json"))
+	name := "gotracy-demo_127.0.0.1_" + strconv.Itoa(port) + ".tracy"
+	d.waitFor(t, "retrying", d.stderr.String)
+	local := filepath.Join(spool, name)
+	if _, err := os.Stat(local); err != nil {
+		t.Fatalf("while the store is down the trace must wait in the spool: %v", err)
+	}
+	if _, err := os.Stat(notePath(local)); err != nil {
+		t.Fatalf("spool note: %v", err)
+	}
+	checkAgainstReport(t, local, contentOf(t, local), rep)
+	w.Restart()
+	d.waitFor(t, "uploaded s3://traces/down/"+name, d.stdout.String)
+	if _, err := os.Stat(local); !os.IsNotExist(err) {
+		t.Errorf("spooled file still there after the confirmed upload: %v", err)
+	}
+	d.signal(t, syscall.SIGINT)
+	if code := d.exit(t); code != 0 {
+		t.Fatalf("daemon exited %d: %s", code, d.stderr.String())
+	}
+	st, err := w.Store(objstore.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := filepath.Join(t.TempDir(), "back.tracy")
+	f, _ := os.Create(back)
+	if _, err := st.Download(context.Background(), "traces", "down/"+name, f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	checkAgainstReport(t, back, contentOf(t, back), rep)
+}
