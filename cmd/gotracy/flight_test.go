@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -71,4 +72,44 @@ func TestCaptureFlightRecorder(t *testing.T) {
 	if c2.Zones["main_frame"] < 23 || c2.Zones["main_frame"] > 25 || c2.Images < 23 || c2.Images > 25 || c2.UserMsgs < 6*23 {
 		t.Errorf("window content %v, want about 25 frames' worth", c2)
 	}
+}
+
+// TestDaemonFlightSnapshot: the daemon's SIGUSR1 saves a snapshot of every
+// running capture's window beside the files, and each capture still ends
+// with its window.
+func TestDaemonFlightSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	udp := freeUDPPort(t)
+	d := gotracy(t, nil, "daemon", "-o", dir, "-p", strconv.Itoa(udp), "--keep-frames", "15", "--filter-name", "gotracy-demo")
+	d.waitFor(t, "listening for Tracy clients", d.stdout.String)
+	port := freeTCPPort(t)
+	demo := gotracy(t, nil, "demo", "-p", strconv.Itoa(port), "--broadcast-port", strconv.Itoa(udp), "--duration", "3", "--fps", "60", "--json")
+	d.waitFor(t, "capturing", d.stderr.String)
+	time.Sleep(time.Second)
+	d.signal(t, syscall.SIGUSR1)
+	d.waitFor(t, "snapshot saved: ", d.stdout.String)
+	demoJSON(t, demo)
+	name := filepath.Join(dir, "gotracy-demo_127.0.0.1_"+strconv.Itoa(port)+".tracy")
+	deadline := time.Now().Add(30 * time.Second)
+	for !fileExists(name) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s: %s", name, d.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d.signal(t, syscall.SIGINT)
+	if code := d.exit(t); code != 0 {
+		t.Fatalf("daemon exited %d: %s", code, d.stderr.String())
+	}
+	snap := regexp.MustCompile(`snapshot saved: (\S+)`).FindStringSubmatch(d.stdout.String())[1]
+	if filepath.Dir(snap) != dir || !regexp.MustCompile(`^gotracy-demo_127\.0\.0\.1_\d+_snapshot_\d{8}T\d{6}\.\d{3}\.tracy$`).MatchString(filepath.Base(snap)) {
+		t.Errorf("snapshot saved as %s", snap)
+	}
+	checkFlightFile(t, snap, 15)
+	checkFlightFile(t, name, 15)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
