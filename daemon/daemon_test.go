@@ -60,7 +60,7 @@ func TestAnnouncements(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := New(Config{ListenAddr: "127.0.0.1", Port: freeUDP(t), FilterName: "game", ConnectTimeout: 300 * time.Millisecond,
+	d := New(Config{ListenAddr: "127.0.0.1", Port: freeUDP(t), FilterName: "game", FilterPort: port, ConnectTimeout: 300 * time.Millisecond,
 		Options: func(*Session) []capture.Option { return []capture.Option{capture.WithHandshakeTimeout(time.Second)} }})
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx, context.Background()) }()
@@ -101,6 +101,8 @@ func TestAnnouncements(t *testing.T) {
 	expect("busy client", false)
 	send(protocol.Broadcast{Version: 3, ListenPort: uint16(port), ActiveTime: 1, ProgramName: "editor"})
 	expect("filtered-out program", false)
+	send(protocol.Broadcast{Version: 3, ListenPort: uint16(port + 1), ActiveTime: 1, ProgramName: "game"})
+	expect("filtered-out port", false)
 	conn.Write([]byte{9, 0, 1}) // garbage: ignored, the daemon goes on
 	send(protocol.Broadcast{Version: 2, ListenPort: uint16(port), ActiveTime: 1, ProgramName: "game"})
 	expect("after garbage", true)
