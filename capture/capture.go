@@ -83,6 +83,9 @@ type Result struct {
 type config struct {
 	timeLimit    time.Duration
 	memoryLimit  uint64
+	memoryMeter  func() uint64              // what memoryLimit is held to; nil: the live heap
+	flight       *FlightRecorder            // flight.go; nil: keep everything
+	snapshots    <-chan chan<- *model.Trace // flight.go: snapshot requests
 	record       io.Writer
 	progress     func(Stats)
 	progressInt  time.Duration
@@ -162,6 +165,12 @@ func WithTimeLimit(d time.Duration) Option { return func(c *config) { c.timeLimi
 // WithMemoryLimit stops the capture when the live heap exceeds n bytes
 // (tracy-capture -m, see MemoryLimitPercent).
 func WithMemoryLimit(n uint64) Option { return func(c *config) { c.memoryLimit = n } }
+
+// WithMemoryMeter replaces what WithMemoryLimit is compared with (the
+// process's live heap) by fn, called from the capture's monitor goroutine.
+// A process running several captures (gotracy daemon -m) uses it to hold
+// each client to its own share of the heap.
+func WithMemoryMeter(fn func() uint64) Option { return func(c *config) { c.memoryMeter = fn } }
 
 // WithRecord copies every byte the client sends (status, welcome, on-demand
 // payload, frames) to w, the layout `gotracy replay` reads.
@@ -349,6 +358,9 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 		w.sym = newServerSymbols(c.resolver)
 		symResults = w.sym.results
 	}
+	if c.flight != nil {
+		w.flight = &flight{cfg: *c.flight}
+	}
 	w.start(h)
 	res := &Result{Trace: t, Welcome: h.welcome, OnDemand: h.onDemand}
 	if c.connected != nil {
@@ -374,7 +386,11 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 				case <-tick.C:
 				}
 				s := st.snapshot()
-				if c.memoryLimit > 0 && s.Memory > c.memoryLimit {
+				used := s.Memory
+				if c.memoryMeter != nil {
+					used = c.memoryMeter()
+				}
+				if c.memoryLimit > 0 && used > c.memoryLimit {
 					cancel(errMemoryLimit)
 				}
 				if c.progress != nil {
@@ -437,6 +453,8 @@ loop:
 				stopWith(StopCancelled)
 			}
 			break loop
+		case reply := <-c.snapshots:
+			w.flightSnapshot(reply)
 		case b := <-symResults:
 			w.sym.merge(w, b)
 			w.sym.flush(t)
@@ -455,6 +473,9 @@ loop:
 			}
 			err := w.processFrame(m.data, m.base)
 			free <- m.data
+			if w.flight != nil {
+				w.flight.afterFrame(w)
+			}
 			st.events.Store(int64(w.events))
 			st.zones.Store(int64(w.zones))
 			if err != nil {
@@ -506,6 +527,7 @@ loop:
 		w.sym.drain(w)
 		res.Symbols = &w.sym.report
 	}
+	w.flightFinish()
 	w.finish()
 	res.Stats = st.snapshot()
 	if rec != nil && rec.err != nil && runErr == nil {

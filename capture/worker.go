@@ -135,6 +135,8 @@ type worker struct {
 	extIndex   map[uint64]uint16     // thread id -> index in t.ExtThreadIndex
 	hwIndex    map[uint64]int        // instruction address -> index in t.HwSamples
 
+	flight *flight // flight.go: the flight recorder, nil when off
+
 	terminate bool
 	crashed   bool
 	fail      error // first instrumentation failure

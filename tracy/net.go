@@ -98,7 +98,11 @@ func (p *profiler) broadcastLoop() {
 		return
 	}
 	defer conn.Close()
-	to, err := net.ResolveUDPAddr("udp4", net.JoinHostPort(dst, strconv.Itoa(broadcastPort)))
+	port := broadcastPort
+	if p.cfg.broadcastPort > 0 {
+		port = p.cfg.broadcastPort
+	}
+	to, err := net.ResolveUDPAddr("udp4", net.JoinHostPort(dst, strconv.Itoa(port)))
 	if err != nil {
 		return
 	}

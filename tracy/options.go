@@ -15,6 +15,7 @@ type config struct {
 	programName     string
 	onDemand        bool
 	broadcast       bool
+	broadcastPort   int // 0: 8086
 	shutdownTimeout time.Duration
 	memLimit        int64
 	backlogLimit    int
@@ -63,6 +64,11 @@ func WithOnDemand(on bool) Option { return func(c *config) { c.onDemand = on } }
 // viewer lists the program) on or off. It is on by default; when listening
 // on loopback only it goes to 127.255.255.255.
 func WithBroadcast(on bool) Option { return func(c *config) { c.broadcast = on } }
+
+// WithBroadcastPort sends the UDP announcement to this port instead of
+// Tracy's 8086 (Tracy's TRACY_BROADCAST_PORT build option), for a capture
+// daemon listening elsewhere (gotracy daemon -p).
+func WithBroadcastPort(port int) Option { return func(c *config) { c.broadcastPort = port } }
 
 // WithShutdownTimeout bounds how long Stop keeps answering a connected
 // server's queries after sending Terminate (default 10 s).

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gotracy/gotracy/analysis"
@@ -25,16 +26,20 @@ func init() {
 	register(&command{
 		name:    "capture",
 		summary: "capture a running Tracy client into a .tracy file, like tracy-capture",
-		usage: "capture -o FILE.tracy [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m PERCENT] [--wait SECONDS]\n" +
+		usage: "capture -o FILE.tracy|s3://BUCKET/KEY [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m PERCENT] [--wait SECONDS]\n" +
 			"               [--handshake-timeout SECONDS] [--idle-timeout SECONDS] [--record RAW]\n" +
-			"               [--symbols client|server|none] [--symbol-path DIRS]",
+			"               [--symbols client|server|none] [--symbol-path DIRS]\n" +
+			"               [--keep DURATION | --keep-frames N] [--keep-slow MS] [--s3-endpoint URL] [--spool DIR]",
 		setup:    setupCapture,
 		graceful: true,
 		help: "Stopping: the client's exit, -s, -m, --idle-timeout, or SIGINT, SIGTERM or SIGHUP end the\n" +
 			"capture and save what was received (exit 0 when saved). A second signal abandons the save:\n" +
 			"nothing is written. The output (and --record) is written to a temporary file beside it and\n" +
 			"renamed when complete, so an interrupted or failed capture leaves no file behind, and never\n" +
-			"one that blocks the next run.",
+			"one that blocks the next run. SIGUSR1 saves a snapshot (FILE_snapshot_TIME.tracy beside the output)\n" +
+			"without stopping: the flight recorder's window with --keep or --keep-frames, else all so far.\n" +
+			"With -o s3://BUCKET/KEY.tracy (or a prefix ending in /) the trace is saved in --spool, uploaded,\n" +
+			"and removed from the spool once the store confirmed it; a failed upload keeps it and says where.",
 	})
 }
 
@@ -58,6 +63,9 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 	idle := fs.Float64("idle-timeout", capture.DefaultIdleTimeout.Seconds(), "stop and save when the client sends nothing for `seconds` (Tracy clients send a keepalive every 5 s; 0: never)")
 	record := fs.String("record", "", "also keep the raw client-to-server bytes in `file` (for gotracy replay, or a bug report)")
 	sym := addSymbolFlags(fs)
+	fl := addFlightFlags(fs)
+	s3 := addS3Flags(fs)
+	s3.addSpool(fs)
 	return func(e *env, args []string) error {
 		if len(args) != 0 {
 			return usagef("capture takes no positional arguments (got %q)", args[0])
@@ -88,12 +96,35 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		defer closeSym()
-		// Refuse a bad output before minutes of capture go into it (as
-		// tracy-capture does), without creating anything yet.
-		if err := fileio.CheckOutput(*out, *force); err != nil {
+		flight, err := fl.option()
+		if err != nil {
 			return err
 		}
+		up, err := newCaptureUpload(e, *out, *force, s3)
+		if err != nil {
+			return err
+		}
+		// Refuse a bad output before minutes of capture go into it (as
+		// tracy-capture does), without creating anything yet.
+		if up == nil {
+			if err := fileio.CheckOutput(*out, *force); err != nil {
+				return err
+			}
+		}
 		opts := []capture.Option{symOpt, capture.WithConnectTimeout(waitD), capture.WithHandshakeTimeout(hsD), capture.WithIdleTimeout(idleD)}
+		if flight != nil {
+			opts = append(opts, flight)
+		}
+		snapDir, snapBase := filepath.Dir(*out), strings.TrimSuffix(filepath.Base(*out), ".tracy")
+		if up != nil {
+			snapDir, snapBase = up.spool, "capture"
+		}
+		snaps := newSnapshotHub()
+		opts = append(opts, snaps.option(out, snapDir, func() string {
+			return snapBase + "_snapshot_" + time.Now().UTC().Format("20060102T150405.000") + ".tracy"
+		}, up.sink(), e))
+		stopSnaps := snaps.watchSignal(e.context())
+		defer stopSnaps()
 		if *secs >= 0 {
 			// -s 0 stops right after the welcome (WithTimeLimit(0) is none).
 			opts = append(opts, capture.WithTimeLimit(max(time.Duration(*secs)*time.Second, time.Nanosecond)))
@@ -148,8 +179,18 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		// The capture cannot be repeated: only a second signal abandons
 		// its save.
-		if serr := saveCapture(e, e.abortContext(), res, *out, *force); serr != nil {
+		stopSnaps()
+		local := *out
+		if up != nil {
+			local = up.local(res, target)
+		}
+		if serr := saveCapture(e, e.abortContext(), res, local, *force); serr != nil {
 			return serr
+		}
+		if up != nil {
+			if uerr := up.upload(e, res, local); uerr != nil {
+				return uerr
+			}
 		}
 		if err != nil {
 			return &reportedError{err}

@@ -24,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "run an instrumented Go program (zones, frames, images, plots, messages, memory, locks) for a Tracy viewer or capture",
-		usage:   "demo [-a ADDR] [-p PORT] [--frames N | --duration SECONDS] [--fps N] [--on-demand] [--heavy N] [-o FILE.tracy] [-f] [--json]",
+		usage:   "demo [-a ADDR] [-p PORT] [--frames N | --duration SECONDS] [--fps N] [--on-demand] [--heavy N] [--broadcast-port P] [-o FILE.tracy] [-f] [--json]",
 		setup:   setupDemo,
 	})
 }
@@ -61,6 +61,7 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON line of what was emitted")
 	duration := fs.Float64("duration", 0, "run the frame workload for `seconds` instead of --frames frames")
 	fps := fs.Int("fps", 0, "at most `N` frames per second (0: a 2 ms pause between frames)")
+	bport := fs.Int("broadcast-port", 0, "send the UDP announcement to this `port` (default 8086, where Tracy's viewer and gotracy daemon listen)")
 	onDemand := fs.Bool("on-demand", false, "record only while a server is connected and accept any number of successive captures (TRACY_ON_DEMAND)")
 	return func(e *env, args []string) error {
 		if len(args) != 0 {
@@ -75,7 +76,10 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 		if *port < 0 || *port > 65535 {
 			return usagef("-p %d is not a TCP port", *port)
 		}
-		opts := []tracy.Option{tracy.WithAddress(*addr), tracy.WithProgramName("gotracy-demo"), tracy.WithOnDemand(*onDemand)}
+		if *bport < 0 || *bport > 65535 {
+			return usagef("--broadcast-port %d is not a UDP port", *bport)
+		}
+		opts := []tracy.Option{tracy.WithAddress(*addr), tracy.WithProgramName("gotracy-demo"), tracy.WithOnDemand(*onDemand), tracy.WithBroadcastPort(*bport)}
 		if *port != 0 {
 			opts = append(opts, tracy.WithPort(*port))
 		} else if *out != "" {

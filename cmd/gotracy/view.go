@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gotracy/gotracy/internal/fileio"
+	"github.com/gotracy/gotracy/objstore"
 	"github.com/gotracy/gotracy/viewer"
 )
 
@@ -26,15 +27,30 @@ func init() {
 			"docs/viewer-api.md; e.g. curl -s URL/api/v1/statistics gives the numbers of gotracy csv.\n" +
 			"Ctrl-C, SIGTERM or SIGHUP stops the server after the requests in flight.\n\n" +
 			"With two files (A, the baseline, then B) the page compares them per source location, as\n" +
-			"gotracy diff does, with overlaid duration histograms; each trace's own viewer is at a/ and b/.",
+			"gotracy diff does, with overlaid duration histograms; each trace's own viewer is at a/ and b/.\n" +
+			"An s3:// URL is downloaded to a temporary file first (credentials from AWS_*; --s3-endpoint or\n" +
+			"AWS_ENDPOINT_URL for stores other than AWS).",
 		summary: "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API); two files: compare them",
-		usage:   "view [--http ADDR] [--open] FILE.tracy [B.tracy]",
+		usage:   "view [--http ADDR] [--open] [--s3-endpoint URL] FILE.tracy|s3://BUCKET/KEY.tracy [B.tracy]",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			httpAddr := fs.String("http", "", "serve on `host:port` (default 127.0.0.1 and a free port; an empty host is 127.0.0.1; any other host must be named, as in --http 0.0.0.0:8080)")
 			open := fs.Bool("open", false, "open the page in the default browser")
+			s3f := addS3Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) != 1 && len(args) != 2 {
 					return usagef("view needs one trace file, or two to compare, got %d", len(args))
+				}
+				for i, a := range args {
+					if !objstore.IsURL(a) {
+						continue
+					}
+					// Downloaded whole first: the viewer reads a file.
+					local, done, err := fetchS3(e, s3f, a)
+					if err != nil {
+						return err
+					}
+					defer done()
+					args[i] = local
 				}
 				addr, public, err := viewListenAddr(*httpAddr)
 				if err != nil {

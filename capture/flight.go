@@ -1,0 +1,559 @@
+package capture
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/gotracy/gotracy/model"
+)
+
+// FlightRecorder keeps only the newest window of a capture in memory, so a
+// capture can run for days at bounded memory (Tracy #605, #785): old
+// frames are dropped whole, with everything that happened in them (CPU
+// zones, messages, plot points, allocations freed before the window, lock
+// events, frame images), so what remains is consistent: every zone kept is
+// kept with its whole subtree, and a top-level zone that reaches into the
+// window is kept whole even when it began before.
+//
+// Set Keep or KeepFrames (both: the larger window of the two); KeepSlow
+// also keeps every base frame slower than it, with what happened during
+// it, however old. The window is measured in base frames ("Frame"); a
+// client that marks no frames keeps everything.
+type FlightRecorder struct {
+	Keep       time.Duration // keep the frames of the last Keep of trace time
+	KeepFrames int           // keep the last KeepFrames base frames
+	KeepSlow   time.Duration // also keep every frame longer than this (0: none)
+}
+
+// WithFlightRecorder runs the capture as a flight recorder (see
+// FlightRecorder). The trace returned at the end holds the window only.
+func WithFlightRecorder(f FlightRecorder) Option {
+	return func(c *config) {
+		if f.Keep > 0 || f.KeepFrames > 0 {
+			c.flight = &f
+		}
+	}
+}
+
+// WithSnapshots lets the caller ask a running capture for a copy of its
+// trace as it stands (the flight recorder's window, or everything so far),
+// without stopping it: send a channel on req and the capture sends back a
+// complete trace that shares nothing mutable with the capture, ready for
+// tracefile.Write. The copy is made between two transport frames, so it
+// is consistent; zones still open are saved as Tracy saves them at a cut.
+func WithSnapshots(req <-chan chan<- *model.Trace) Option {
+	return func(c *config) { c.snapshots = req }
+}
+
+// flight is the recorder's state in the worker.
+type flight struct {
+	cfg     FlightRecorder
+	slow    []span // kept slow base frames, in time order
+	slowTo  int    // base frames up to this index were examined for slowness
+	lastCut int64  // where the last trim cut
+	dropped uint64 // base frames dropped so far (added to FrameOffset)
+}
+
+type span struct{ start, end int64 }
+
+// frameEnd is the end of base frame i (the next frame's start for the
+// continuous base set; -1 while it is the last one).
+func frameEnd(fs *model.FrameSet, i int) int64 {
+	if f := fs.Frames[i]; f.End >= 0 {
+		return f.End
+	}
+	if i+1 < len(fs.Frames) {
+		return fs.Frames[i+1].Start
+	}
+	return -1
+}
+
+// cutIndex returns the first base frame of the window (0: keep all).
+func (f *flight) cutIndex(w *worker) int {
+	fr := w.t.FrameSets[0].Frames
+	n := len(fr)
+	first := n
+	if f.cfg.KeepFrames > 0 {
+		first = max(n-f.cfg.KeepFrames, 0)
+	}
+	if f.cfg.Keep > 0 {
+		// The first frame that ends inside the last Keep of trace time.
+		from := w.lastTime - f.cfg.Keep.Nanoseconds()
+		i, _ := slices.BinarySearchFunc(fr, from, func(fm model.Frame, t int64) int {
+			if fm.Start < t {
+				return -1
+			}
+			return 1
+		})
+		// fr[i-1] starts before from and may end after it: keep it whole.
+		if i > 0 {
+			i--
+		}
+		first = min(first, i)
+	}
+	return first
+}
+
+// noteSlow records the slow frames among those that are complete.
+func (f *flight) noteSlow(w *worker) {
+	fs := &w.t.FrameSets[0]
+	if f.cfg.KeepSlow <= 0 {
+		return
+	}
+	for ; f.slowTo+1 < len(fs.Frames); f.slowTo++ {
+		i := f.slowTo
+		end := frameEnd(fs, i)
+		if end < 0 {
+			break
+		}
+		if end-fs.Frames[i].Start > f.cfg.KeepSlow.Nanoseconds() {
+			f.slow = append(f.slow, span{fs.Frames[i].Start, end})
+		}
+	}
+}
+
+// afterFrame trims when the droppable part has grown to a quarter of the
+// window: memory stays within 1.25 windows, and each trim copies the
+// window once (about four copies of every item over its life). A window
+// of a full-rate client is gigabytes, so the slack is what matters.
+func (f *flight) afterFrame(w *worker) {
+	if flightHeld != nil {
+		defer func() { flightHeld(heldItems(w)) }()
+	}
+	f.noteSlow(w)
+	first := f.cutIndex(w)
+	fr := w.t.FrameSets[0].Frames
+	if first == 0 || first >= len(fr) {
+		return
+	}
+	kept := len(fr) - first
+	if first < max(kept/4, 1) && first < 1<<16 {
+		return
+	}
+	f.trim(w, first)
+}
+
+// keeps tells whether an item spanning [start, end] (end < 0: open)
+// belongs to the window that starts at cut or to a kept slow frame.
+func (f *flight) keeps(cut, start, end int64) bool {
+	if end < 0 || end > cut || start >= cut {
+		return true
+	}
+	// Slow frames are few, sorted by start, and do not overlap: look at
+	// those starting before end, latest first.
+	i, _ := slices.BinarySearchFunc(f.slow, end, func(s span, t int64) int {
+		if s.start < t {
+			return -1
+		}
+		return 1
+	})
+	if start == end && i < len(f.slow) && f.slow[i].start == start {
+		return true // an instant at a slow frame's start
+	}
+	for j := i - 1; j >= 0; j-- {
+		s := f.slow[j]
+		if s.end > start || (start == end && s.start <= start && start < s.end) {
+			return true
+		}
+		if s.end <= start {
+			break
+		}
+	}
+	return false
+}
+
+func (f *flight) keepsAt(cut, t int64) bool { return f.keeps(cut, t, t) }
+
+// flightHeld, when set (tests), is called after every trim and at every
+// transport frame with the number of items the recorder holds.
+var flightHeld func(items int)
+
+// heldItems counts what the window holds: frames, zones, messages, plot
+// points, allocations, lock events.
+func heldItems(w *worker) int {
+	t := w.t
+	n := len(t.Messages) + len(t.FrameImages)
+	for i := range t.FrameSets {
+		n += len(t.FrameSets[i].Frames)
+	}
+	for _, td := range w.threads {
+		n += td.zones.Len()
+	}
+	for i := range t.Plots {
+		n += len(t.Plots[i].Points)
+	}
+	for i := range t.MemPools {
+		n += len(t.MemPools[i].Events)
+	}
+	for i := range t.Locks {
+		n += len(t.Locks[i].Events)
+	}
+	return n
+}
+
+// trim drops everything before base frame first (but the slow frames).
+func (f *flight) trim(w *worker, first int) {
+	t := w.t
+	base := &t.FrameSets[0]
+	if first <= 0 || first >= len(base.Frames) {
+		return
+	}
+	cut := base.Frames[first].Start
+	f.lastCut = cut
+
+	// Frames and their images. The worker numbers a frame image by its
+	// frame's index in the base set minus frameOffset, so the offset grows
+	// by what is dropped; images staged for future frames move down too.
+	imgMap := map[int32]int32{}
+	var images []model.FrameImage
+	keepImg := func(old int32) int32 {
+		if old < 0 {
+			return -1
+		}
+		if n, ok := imgMap[old]; ok {
+			return n
+		}
+		n := int32(len(images))
+		images = append(images, t.FrameImages[old])
+		imgMap[old] = n
+		return n
+	}
+	nb := base.Frames[:0:0]
+	droppedBase := 0
+	for i, fm := range base.Frames {
+		if i < first && !f.keeps(cut, fm.Start, frameEnd(base, i)) {
+			droppedBase++
+			continue
+		}
+		fm.Image = keepImg(fm.Image)
+		nb = append(nb, fm)
+	}
+	base.Frames = nb
+	f.slowTo = max(f.slowTo-droppedBase, 0)
+	w.frameOffset += uint64(droppedBase)
+	f.dropped += uint64(droppedBase)
+	staged := make(map[int64]int32, len(w.imageStaging))
+	for fidx, img := range w.imageStaging {
+		staged[fidx-int64(droppedBase)] = keepImg(img)
+	}
+	w.imageStaging = staged
+	t.FrameImages = images
+	for s := 1; s < len(t.FrameSets); s++ {
+		fs := &t.FrameSets[s]
+		fs.Frames = filterFrames(f, cut, fs)
+	}
+
+	// Zones, thread by thread, and the zone extras they use.
+	extras := []model.ZoneExtra{{}}
+	remapExtras := len(t.ZoneExtras) > 1 && !anyGPU(w)
+	for _, td := range w.threads {
+		f.trimZones(td, cut, t, &extras, remapExtras)
+	}
+	if remapExtras {
+		t.ZoneExtras = extras
+	}
+
+	// Messages, and the per-thread lists of their indices.
+	msgs := t.Messages[:0:0]
+	for _, m := range t.Messages {
+		if f.keepsAt(cut, m.Time) {
+			msgs = append(msgs, m)
+		}
+	}
+	t.Messages = msgs
+	for i := range t.Threads {
+		t.Threads[i].Messages = t.Threads[i].Messages[:0]
+	}
+	for i := range msgs {
+		if td := w.threads[t.LocalThread(msgs[i].Thread)]; td != nil {
+			th := &t.Threads[td.idx]
+			th.Messages = append(th.Messages, uint32(i))
+		}
+	}
+
+	// Plot points.
+	for i := range t.Plots {
+		p := &t.Plots[i]
+		pts := p.Points[:0:0]
+		for _, pt := range p.Points {
+			if f.keepsAt(cut, pt.Time) {
+				pts = append(pts, pt)
+			}
+		}
+		p.Points = slices.Clip(pts)
+	}
+
+	// Allocations: those freed before the window go; those still alive at
+	// its start stay (they are the memory in use).
+	for pi := range t.MemPools {
+		pool := &t.MemPools[pi]
+		mp := w.memPools[pool.Name]
+		newIdx := make([]int32, len(pool.Events))
+		evs := pool.Events[:0:0]
+		for i, ev := range pool.Events {
+			if ev.TimeFree >= 0 && !f.keeps(cut, ev.TimeAlloc, ev.TimeFree) {
+				newIdx[i] = -1
+				continue
+			}
+			newIdx[i] = int32(len(evs))
+			evs = append(evs, ev)
+		}
+		pool.Events = evs
+		if mp != nil {
+			for ptr, old := range mp.active {
+				mp.active[ptr] = uint32(newIdx[old])
+			}
+		}
+	}
+
+	// Lock events: dropped up to the last moment before the window when
+	// the lock was free and nobody waited, so every obtain kept has its
+	// wait and every release its obtain.
+	for i := range t.Locks {
+		l := &t.Locks[i]
+		idle := -1 // events[:idle+1] can go
+		held, waiting := 0, 0
+		for j, ev := range l.Events {
+			if ev.Time >= cut {
+				break
+			}
+			switch ev.Type {
+			case model.LockWait, model.LockWaitShared:
+				waiting++
+			case model.LockObtain, model.LockObtainShared:
+				waiting--
+				held++
+			case model.LockRelease, model.LockReleaseShared:
+				held--
+			}
+			if held <= 0 && waiting <= 0 {
+				idle = j
+			}
+		}
+		if idle >= 0 {
+			l.Events = slices.Clone(l.Events[idle+1:])
+		}
+	}
+}
+
+func anyGPU(w *worker) bool {
+	for _, g := range w.gpu {
+		if g != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func filterFrames(f *flight, cut int64, fs *model.FrameSet) []model.Frame {
+	out := fs.Frames[:0:0]
+	for i, fm := range fs.Frames {
+		end := fm.End
+		if fs.Continuous {
+			end = frameEnd(fs, i)
+		}
+		if f.keeps(cut, fm.Start, end) {
+			fm.Image = -1 // images belong to the base set only
+			out = append(out, fm)
+		}
+	}
+	return out
+}
+
+// trimZones keeps the top-level zones (with their subtrees) that reach the
+// window or a slow frame, and every zone from the first one still open.
+func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, remap bool) {
+	zs := &td.zones
+	n := zs.Len()
+	firstOpen := n
+	if len(td.stack) > 0 {
+		firstOpen = int(td.stack[0])
+	}
+	// First pass: the runs of zones to keep, over the top-level zones only.
+	type run struct{ from, to, removed int }
+	var runs []run
+	removed, kept := 0, 0
+	for i := 0; i < firstOpen; {
+		z := zs.At(i)
+		next := int(z.Next())
+		if next <= i || next > firstOpen {
+			next = firstOpen // cannot happen for a closed top-level zone
+		}
+		if f.keeps(cut, z.Start(), z.End()) {
+			if k := len(runs) - 1; k >= 0 && runs[k].to == i && runs[k].removed == removed {
+				runs[k].to = next
+			} else {
+				runs = append(runs, run{i, next, removed})
+			}
+			kept += next - i
+		} else {
+			removed += next - i
+		}
+		i = next
+	}
+	if removed == 0 && !remap {
+		return
+	}
+	if firstOpen < n {
+		runs = append(runs, run{firstOpen, n, removed})
+		kept += n - firstOpen
+	}
+	// Second pass: copy the runs chunk by chunk into a list of the exact
+	// size, moving subtree ends down by what was removed before them.
+	var nl model.ZoneList
+	nl.Grow(kept)
+	chunks := zs.Chunks()
+	for _, r := range runs {
+		sub := uint32(r.removed)
+		for i := r.from; i < r.to; {
+			ch := chunks[i/model.ZoneChunkLen]
+			off := i % model.ZoneChunkLen
+			m := min(len(ch)-off, r.to-i)
+			for _, z := range ch[off : off+m] {
+				if z.End() >= 0 {
+					z.SetNext(z.Next() - sub)
+				}
+				if remap {
+					if e := z.Extra(); e != 0 {
+						z.SetExtra(uint32(len(*extras)))
+						*extras = append(*extras, t.ZoneExtras[e])
+					}
+				}
+				nl.Append(z)
+			}
+			i += m
+		}
+	}
+	for k := range td.stack {
+		td.stack[k] -= uint32(removed)
+	}
+	td.zones = nl
+}
+
+// snapshot returns a complete copy of the trace as it stands, sharing
+// nothing the worker changes later. Open zones get the ends and subtree
+// ends finish gives them.
+func (w *worker) snapshot() *model.Trace {
+	t := w.t
+	c := *t
+	c.FrameSets = slices.Clone(t.FrameSets)
+	for i := range c.FrameSets {
+		c.FrameSets[i].Frames = slices.Clone(c.FrameSets[i].Frames)
+	}
+	c.Sections = slices.Clone(t.Sections)
+	c.SectionDescs = slices.Clone(t.SectionDescs)
+	c.Strings = slices.Clip(t.Strings) // append-only: appends go elsewhere
+	c.PtrStrings = maps.Clone(t.PtrStrings)
+	c.ThreadNames = maps.Clone(t.ThreadNames)
+	c.ExtThreadNames = maps.Clone(t.ExtThreadNames)
+	c.ThreadIndex = slices.Clip(t.ThreadIndex)
+	c.ExtThreadIndex = slices.Clip(t.ExtThreadIndex)
+	c.StaticSrcLocs = maps.Clone(t.StaticSrcLocs)
+	c.SrcLocIndex = slices.Clip(t.SrcLocIndex)
+	c.DynSrcLocs = slices.Clip(t.DynSrcLocs)
+	c.Locks = slices.Clone(t.Locks)
+	for i := range c.Locks {
+		c.Locks[i].Threads = slices.Clone(c.Locks[i].Threads)
+		c.Locks[i].Events = slices.Clone(c.Locks[i].Events)
+	}
+	c.Messages = slices.Clone(t.Messages)
+	c.ZoneExtras = slices.Clone(t.ZoneExtras)
+	c.Threads = slices.Clone(t.Threads)
+	for i := range c.Threads {
+		th := &c.Threads[i]
+		th.Messages = slices.Clone(th.Messages)
+		th.Samples = slices.Clone(th.Samples)
+		th.CtxSwitchSamples = slices.Clone(th.CtxSwitchSamples)
+	}
+	for _, td := range w.threads {
+		src := &td.zones
+		var nl model.ZoneList
+		nl.Grow(src.Len())
+		for _, ch := range src.Chunks() {
+			for _, z := range ch {
+				nl.Append(z)
+			}
+		}
+		for _, zi := range td.stack {
+			nl.At(int(zi)).SetNext(uint32(nl.Len()))
+		}
+		nl.Trim()
+		c.Threads[td.idx].Zones = nl
+	}
+	c.GpuContexts = slices.Clone(t.GpuContexts)
+	for i := range c.GpuContexts {
+		g := &c.GpuContexts[i]
+		g.Timelines = slices.Clone(g.Timelines)
+		g.Notes = slices.Clone(g.Notes)
+		g.NoteNames = slices.Clone(g.NoteNames)
+	}
+	c.Plots = slices.Clone(t.Plots)
+	for i := range c.Plots {
+		c.Plots[i].Points = slices.Clone(c.Plots[i].Points)
+	}
+	c.MemPools = slices.Clone(t.MemPools)
+	for i := range c.MemPools {
+		c.MemPools[i].Events = slices.Clone(c.MemPools[i].Events)
+	}
+	c.CallStackFrames = slices.Clip(t.CallStackFrames)
+	c.CallStackOffsets = slices.Clip(t.CallStackOffsets)
+	c.Frames = maps.Clone(t.Frames)
+	c.AppInfo = slices.Clone(t.AppInfo)
+	c.FrameImages = slices.Clone(t.FrameImages)
+	c.CtxSwitches = slices.Clone(t.CtxSwitches)
+	for i := range c.CtxSwitches {
+		c.CtxSwitches[i].Events = slices.Clone(c.CtxSwitches[i].Events)
+	}
+	for i := range c.CPUData {
+		c.CPUData[i] = slices.Clone(t.CPUData[i])
+	}
+	c.TidToPid = maps.Clone(t.TidToPid)
+	c.CPUThreadData = slices.Clone(t.CPUThreadData)
+	c.Symbols = slices.Clone(t.Symbols)
+	c.SymbolCode = slices.Clone(t.SymbolCode)
+	c.CodeSymbols = slices.Clone(t.CodeSymbols)
+	c.HwSamples = slices.Clone(t.HwSamples)
+	c.SourceCache = slices.Clone(t.SourceCache)
+	c.Metadata.LastTime = w.lastTime
+	if w.flight != nil {
+		c.Metadata.FrameOffset += w.flight.dropped
+	}
+	if w.msgUnsorted {
+		sortMessagesOf(&c, w)
+	}
+	return &c
+}
+
+// sortMessagesOf sorts a snapshot's messages as sortMessages sorts the
+// trace's.
+func sortMessagesOf(c *model.Trace, w *worker) {
+	saved := w.t
+	w.t = c
+	w.sortMessages()
+	w.t = saved
+}
+
+// flightSnapshot answers a snapshot request: the window (trimmed first,
+// so the copy holds what a final save would) or the whole trace so far.
+func (w *worker) flightSnapshot(reply chan<- *model.Trace) {
+	if w.flight != nil {
+		w.flight.noteSlow(w)
+		w.flight.trim(w, w.flight.cutIndex(w))
+	}
+	select {
+	case reply <- w.snapshot():
+	default: // the asker gave a channel without room: it is not waiting
+	}
+}
+
+// flightFinish trims to the exact window before the trace is finished, and
+// numbers the frames as the client did.
+func (w *worker) flightFinish() {
+	if w.flight == nil {
+		return
+	}
+	w.flight.noteSlow(w)
+	w.flight.trim(w, w.flight.cutIndex(w))
+	w.t.Metadata.FrameOffset += w.flight.dropped
+}

@@ -1,0 +1,395 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gotracy/gotracy/internal/race"
+	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/protocol"
+	"github.com/gotracy/gotracy/tracefile"
+)
+
+// Synthetic stream for the flight recorder: frame f starts at
+// frameStart(f), holds one outer zone with three inner zones, a message, a
+// plot point and an allocation freed within the frame; every slowEvery-th
+// frame lasts 20 ms instead of 1 ms. One allocation, at the start, is never
+// freed. Times are ticks = ns (TimerMul 1, InitBegin 0).
+const (
+	flFrame     = 1_000_000
+	flSlow      = 20_000_000
+	flSlowEvery = 997
+	flFirst     = 10_000_000
+)
+
+func flightStarts(frames int) []int64 {
+	s := make([]int64, frames+1)
+	t := int64(flFirst)
+	for f := 0; f <= frames; f++ {
+		s[f] = t
+		if f%flSlowEvery == flSlowEvery-1 {
+			t += flSlow
+		} else {
+			t += flFrame
+		}
+	}
+	return s
+}
+
+func flightStream(t testing.TB, frames int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := writeFlightStream(&buf, frames); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// writeFlightStream writes the recording of the synthetic stream to out.
+func writeFlightStream(out io.Writer, frames int) error {
+	w := protocol.Welcome{TimerMul: 1, InitBegin: 0, InitEnd: 1_000_000, Resolution: 10, Epoch: 1_750_000_000,
+		PID: 7, CPUArch: protocol.CPUArchX64, ProgramName: "flight", HostInfo: "OS: test"}
+	hello, err := protocol.AppendWelcomeReply(nil, &w, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(hello); err != nil {
+		return err
+	}
+	fw := protocol.NewFrameWriter(out)
+	var refs protocol.TimeRefs
+	tm := func(q protocol.QueueType, at int64) int64 { return refs.Delta(q.Spec().Time, at) }
+	starts := flightStarts(frames)
+	var b []byte
+	var ferr error
+	must := func(bb []byte, err error) []byte {
+		if err != nil && ferr == nil {
+			ferr = err
+		}
+		return bb
+	}
+	b = refs.AppendThreadContext(b, 1)
+	b = protocol.AppendMemAlloc(b, tm(protocol.MemAlloc, flFirst-100), 1, 0xdead0000, 4096) // never freed
+	for f := 0; f < frames; f++ {
+		s := starts[f]
+		end := starts[f+1]
+		b = protocol.AppendFrameMarkMsg(b, tm(protocol.FrameMarkMsg, s), 0)
+		b = refs.AppendThreadContext(b, 1)
+		b = refs.AppendZoneBegin(b, s+10, 0x1000)
+		for i := range int64(3) {
+			b = refs.AppendZoneBegin(b, s+100+i*1000, 0x1010)
+			b = refs.AppendZoneEnd(b, s+600+i*1000)
+		}
+		b = refs.AppendZoneEnd(b, end-100)
+		b = protocol.AppendMessageLiteral(b, tm(protocol.MessageLiteral, s+500), 0x3000<<8)
+		b = protocol.AppendPlotDataInt(b, 0x4000, tm(protocol.PlotDataInt, s+700), int64(f))
+		b = protocol.AppendMemAlloc(b, tm(protocol.MemAlloc, s+200), 1, 0x10000+uint64(f%64)*64, 64)
+		b = protocol.AppendMemFree(b, tm(protocol.MemFree, s+800), 1, 0x10000+uint64(f%64)*64)
+		if f == 0 {
+			// The answers to what the first frame made the server ask.
+			b = protocol.AppendSourceLocation(b, 0, 0x2010, 0x2020, 42, 0, 0, 0)
+			b = protocol.AppendSourceLocation(b, 0x2030, 0x2010, 0x2020, 43, 0, 0, 0)
+			b = must(protocol.AppendThreadName(b, 1, "main"))
+			b = must(protocol.AppendStringData(b, 0x2010, "frame"))
+			b = must(protocol.AppendStringData(b, 0x2020, "flight.go"))
+			b = must(protocol.AppendStringData(b, 0x2030, "inner"))
+			b = must(protocol.AppendStringData(b, 0x3000, "tick"))
+			b = must(protocol.AppendPlotName(b, 0x4000, "counter"))
+		}
+		if len(b) > 32<<10 {
+			if err := fw.WriteItems(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	b = protocol.AppendFrameMarkMsg(b, tm(protocol.FrameMarkMsg, starts[frames]), 0)
+	b = protocol.AppendTerminate(b)
+	if err := fw.WriteItems(b); err != nil {
+		return err
+	}
+	if err := fw.Flush(); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// keptFrames is the frame marks a flight recorder of frames must keep.
+func wantFrames(frames, keep int, keepSlow bool) []int64 {
+	starts := flightStarts(frames) // marks at starts[0..frames]
+	first := frames + 1 - keep
+	var want []int64
+	for f := 0; f <= frames; f++ {
+		slow := f < frames && f%flSlowEvery == flSlowEvery-1
+		if f >= first || (keepSlow && slow) {
+			want = append(want, starts[f])
+		}
+	}
+	return want
+}
+
+func checkWindow(t *testing.T, tr *model.Trace, want []int64) {
+	t.Helper()
+	got := tr.FrameSets[0].Frames
+	if len(got) != len(want) {
+		t.Fatalf("%d base frames kept, want %d", len(got), len(want))
+	}
+	kept := map[int64]bool{}
+	for i := range got {
+		if got[i].Start != want[i] {
+			t.Fatalf("frame %d starts at %d, want %d", i, got[i].Start, want[i])
+		}
+		kept[want[i]] = true
+	}
+	// Every frame's outer zone, whole (three children), and nothing else.
+	var th *model.Thread
+	for i := range tr.Threads {
+		if tr.Threads[i].Zones.Len() > 0 {
+			th = &tr.Threads[i]
+		}
+	}
+	if th == nil {
+		t.Fatal("no zones kept")
+	}
+	outer := 0
+	model.Walk(&th.Zones, func(i, depth int) bool {
+		z := th.Zones.At(i)
+		if depth == 0 {
+			outer++
+			if !kept[z.Start()-10] {
+				t.Fatalf("outer zone at %d belongs to no kept frame", z.Start())
+			}
+			if n := int(z.Next()) - i - 1; n != 3 {
+				t.Fatalf("outer zone at %d has %d descendants, want 3 (zones must be kept whole)", z.Start(), n)
+			}
+			if z.End() < 0 {
+				t.Fatalf("outer zone at %d never ends", z.Start())
+			}
+		}
+		return true
+	})
+	// The last mark opens a frame with no zones in it.
+	if outer != len(want)-1 {
+		t.Errorf("%d outer zones, want %d", outer, len(want)-1)
+	}
+	msgs := 0
+	for _, m := range tr.Messages {
+		if !kept[m.Time-500] {
+			t.Fatalf("message at %d belongs to no kept frame", m.Time)
+		}
+		msgs++
+	}
+	if msgs != len(want)-1 {
+		t.Errorf("%d messages, want %d", msgs, len(want)-1)
+	}
+	if len(tr.Plots) != 1 || len(tr.Plots[0].Points) != len(want)-1 {
+		t.Errorf("plot points: %d plots, want 1 with %d points", len(tr.Plots), len(want)-1)
+	}
+	evs := tr.MemPools[0].Events
+	if len(evs) != len(want) { // one per kept frame and the leak
+		t.Errorf("%d allocations, want %d", len(evs), len(want))
+	}
+	if evs[0].TimeFree != -1 || evs[0].Ptr != 0xdead0000 {
+		t.Errorf("the allocation never freed was dropped: first event %+v", evs[0])
+	}
+	for _, ev := range evs[1:] {
+		if !kept[ev.TimeAlloc-200] || ev.TimeFree != ev.TimeAlloc+600 {
+			t.Fatalf("allocation %+v belongs to no kept frame", ev)
+		}
+	}
+}
+
+func TestFlightRecorderKeepFrames(t *testing.T) {
+	frames := 30_000
+	if race.Enabled || testing.Short() {
+		frames = 5_000
+	}
+	raw := flightStream(t, frames)
+	for _, tc := range []struct {
+		name string
+		fr   FlightRecorder
+		keep int
+		slow bool
+	}{
+		{"keep-frames", FlightRecorder{KeepFrames: 500}, 500, false},
+		{"keep-frames+slow", FlightRecorder{KeepFrames: 300, KeepSlow: 10 * time.Millisecond}, 300, true},
+		// 200 ms of trace time from the last mark: the frames that end
+		// inside it, and the one before, whole.
+		{"keep-duration", FlightRecorder{Keep: 200 * time.Millisecond}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Replay(context.Background(), bytes.NewReader(raw), WithLocalSources(false), WithFlightRecorder(tc.fr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keep := tc.keep
+			if keep == 0 {
+				starts := flightStarts(frames)
+				last := starts[frames]
+				// First frame starting at or after last-200ms, plus the one
+				// that contains that instant.
+				i := 0
+				for starts[i] < last-200_000_000 {
+					i++
+				}
+				keep = frames + 1 - (i - 1)
+			}
+			want := wantFrames(frames, keep, tc.slow)
+			checkWindow(t, res.Trace, want)
+			if got, wantOff := res.Trace.Metadata.FrameOffset, uint64(frames+3-len(want)); got != wantOff {
+				t.Errorf("FrameOffset %d, want %d (the frames dropped, so frame numbers stay the client's)", got, wantOff)
+			}
+			// The window saves and loads back as it is.
+			var file bytes.Buffer
+			if err := tracefile.Write(&file, res.Trace); err != nil {
+				t.Fatal(err)
+			}
+			back, err := tracefile.Read(bytes.NewReader(file.Bytes()), int64(file.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkWindow(t, back, want)
+		})
+	}
+}
+
+// peakHeapReplay replays the synthetic stream of frames, generated as it
+// is read (a recording in memory would itself grow with the stream), and
+// returns the peak live heap above the start: every 10 ms a collection
+// runs and the heap left is sampled (the heap between collections holds
+// garbage the pacer lets grow with the GC's timing, not with the data).
+func peakHeapReplay(t *testing.T, frames int, opts ...Option) uint64 {
+	t.Helper()
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeFlightStream(pw, frames)) }()
+	defer pr.Close()
+	runtime.GC()
+	base := heapBytes()
+	var peak atomic.Uint64
+	opts = append(opts, WithLocalSources(false), WithProgress(10*time.Millisecond, func(Stats) {
+		runtime.GC()
+		if m := heapBytes(); m > peak.Load() {
+			peak.Store(m)
+		}
+	}))
+	res, err := Replay(context.Background(), pr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(res)
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
+}
+
+// TestFlightRecorderBoundedMemory: with a window of 1,000 frames, what the
+// recorder holds (frames, zones, messages, points, allocations) never
+// exceeds 1.25 windows (plus one transport frame), however long the stream; the peak heap
+// is logged beside the one of keeping everything (heap figures move with
+// the collector's timing, so the bound is asserted on what is held).
+func TestFlightRecorderBoundedMemory(t *testing.T) {
+	short := 60_000
+	if race.Enabled || testing.Short() {
+		short = 15_000
+	}
+	const window = 1000
+	// Per frame: the frame, 4 zones, a message, a point, an allocation.
+	const perFrame = 8
+	for _, frames := range []int{short, 3 * short} {
+		maxHeld := 0
+		flightHeld = func(n int) { maxHeld = max(maxHeld, n) }
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeFlightStream(pw, frames)) }()
+		res, err := Replay(context.Background(), pr, WithLocalSources(false), WithFlightRecorder(FlightRecorder{KeepFrames: window}))
+		flightHeld = nil
+		pr.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Trimmed once the droppable part is as large as the window, and
+		// checked once per transport frame (32 KiB of items, ~200 frames).
+		if bound := (window + window/4 + 400) * perFrame; maxHeld > bound || maxHeld < window*perFrame {
+			t.Errorf("%d frames: the recorder held up to %d items, want %d..%d", frames, maxHeld, window*perFrame, bound)
+		}
+		if n := len(res.Trace.FrameSets[0].Frames); n != window {
+			t.Errorf("%d frames: %d kept, want %d", frames, n, window)
+		}
+	}
+	fr := WithFlightRecorder(FlightRecorder{KeepFrames: window})
+	pa := peakHeapReplay(t, short, fr)
+	pb := peakHeapReplay(t, 3*short, fr)
+	full := peakHeapReplay(t, 3*short)
+	t.Logf("peak heap: window of 1000 frames %.1f MB (%d frames), %.1f MB (%d frames); everything %.1f MB",
+		float64(pa)/(1<<20), short, float64(pb)/(1<<20), 3*short, float64(full)/(1<<20))
+}
+
+// TestFlightSnapshot: a snapshot taken while the capture runs holds the
+// window at that moment, complete, and the capture goes on.
+func TestFlightSnapshot(t *testing.T) {
+	raw := flightStream(t, 4000)
+	req := make(chan chan<- *model.Trace)
+	// A reader that asks for a snapshot when half the stream is read, and
+	// waits for the answer before going on, so the window is known.
+	got := make(chan *model.Trace, 1)
+	r := &snapReader{r: bytes.NewReader(raw), at: len(raw) / 2, fire: func() {
+		reply := make(chan *model.Trace, 1)
+		go func() { req <- reply; got <- <-reply }()
+	}}
+	res, err := Replay(context.Background(), r, WithLocalSources(false), WithFlightRecorder(FlightRecorder{KeepFrames: 200}), WithSnapshots(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := <-got
+	fs := snap.FrameSets[0].Frames
+	if len(fs) != 200 {
+		t.Fatalf("snapshot has %d frames, want 200", len(fs))
+	}
+	if last := res.Trace.FrameSets[0].Frames; last[len(last)-1].Start <= fs[len(fs)-1].Start {
+		t.Fatal("the capture did not go on after the snapshot")
+	}
+	var file bytes.Buffer
+	if err := tracefile.Write(&file, snap); err != nil {
+		t.Fatal(err)
+	}
+	back, err := tracefile.Read(bytes.NewReader(file.Bytes()), int64(file.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every zone whole; open ones closed as at a cut.
+	for i := range back.Threads {
+		zs := &back.Threads[i].Zones
+		model.Walk(zs, func(z, depth int) bool {
+			if depth == 0 && zs.At(z).End() >= 0 && int(zs.At(z).Next())-z-1 != 3 {
+				t.Fatalf("snapshot zone %d has %d descendants", z, int(zs.At(z).Next())-z-1)
+			}
+			return true
+		})
+	}
+}
+
+type snapReader struct {
+	r     *bytes.Reader
+	n, at int
+	fire  func()
+	fired bool
+}
+
+func (s *snapReader) Read(p []byte) (int, error) {
+	if !s.fired && s.n >= s.at {
+		s.fired = true
+		s.fire()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(p) > 4096 {
+		p = p[:4096]
+	}
+	n, err := s.r.Read(p)
+	s.n += n
+	return n, err
+}
