@@ -56,6 +56,8 @@ type Server struct {
 
 	lockOnce  sync.Once
 	lockState [][]lockRow // by lock, by thread of the lock
+
+	deep deepState // memory, flame graph, lock statistics, source (deep*.go, memory.go)
 }
 
 type config struct {

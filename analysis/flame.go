@@ -1,0 +1,234 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+
+	"github.com/gotracy/gotracy/model"
+)
+
+// FlameNode is one call path of a flame graph: zones of one source
+// location under the same chain of parents (zone flame graphs), or one
+// function under the same chain of callers (sample flame graphs).
+type FlameNode struct {
+	Name   string `json:"name"`
+	SrcLoc int16  `json:"srcloc"` // zone graphs: the source location; sample graphs: 0
+	File   string `json:"file,omitempty"`
+	Line   uint32 `json:"line,omitempty"`
+	Parent int32  `json:"parent"` // -1 for a root
+	Depth  int    `json:"depth"`
+	Count  uint64 `json:"count"` // zones (or samples) on this path
+	Total  int64  `json:"total"` // ns inside the range (samples: count × sampling period)
+	Self   int64  `json:"self"`  // Total minus the children's
+	Next   int32  `json:"next"`  // index just past this node's subtree
+}
+
+// Flame is a flame graph in pre-order, children widest first.
+type Flame struct {
+	Nodes []FlameNode
+	Total int64 // sum of the roots' totals
+	Count uint64
+}
+
+// ZoneFlame aggregates the zones of thread th (-1: all threads) that
+// overlap [t0, t1] by call path (their nesting), each zone counting only
+// its time inside the range. A zone that never ended runs to the trace's
+// end. Subtrees outside the range are skipped whole.
+func ZoneFlame(t *model.Trace, t0, t1 int64, th int) *Flame {
+	type stackEnt struct {
+		next int
+		node int32
+		end  int64
+	}
+	b := newFlameBuilder()
+	last := t.Metadata.LastTime
+	st := model.NewSrcLocTable(t)
+	var stack []stackEnt
+	for ti := range t.Threads {
+		if th >= 0 && ti != th {
+			continue
+		}
+		zl := &t.Threads[ti].Zones
+		n := zl.Len()
+		stack = stack[:0]
+		for i := 0; i < n; {
+			for len(stack) > 0 && i >= stack[len(stack)-1].next {
+				stack = stack[:len(stack)-1]
+			}
+			z := zl.At(i)
+			next := max(int(z.Next()), i+1)
+			s, e := z.Start(), z.End()
+			if e < 0 {
+				e = last
+				if len(stack) > 0 {
+					e = stack[len(stack)-1].end
+				}
+			}
+			if e < t0 || s > t1 || (e == t0 && s < e) || (s == t1 && s < e) {
+				i = next
+				continue
+			}
+			d := min(e, t1) - max(s, t0)
+			parent := int32(-1)
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1].node
+			}
+			id := b.child(parent, uint64(uint16(z.SrcLoc)), func() FlameNode {
+				sl, _ := st.Get(z.SrcLoc)
+				return FlameNode{Name: t.SrcLocName(sl), SrcLoc: z.SrcLoc, File: t.RefString(sl.File), Line: sl.Line}
+			})
+			nd := &b.nodes[id]
+			nd.Count++
+			nd.Total += d
+			nd.Self += d
+			if parent >= 0 {
+				b.nodes[parent].Self -= d
+			}
+			if next > i+1 {
+				stack = append(stack, stackEnt{next, id, e})
+			}
+			i++
+		}
+	}
+	return b.finish()
+}
+
+// SampleFlame aggregates the call-stack samples of thread th (-1: all) in
+// [t0, t1] by call path, outermost caller at the root, inline frames
+// expanded. Total is samples × the trace's sampling period.
+func SampleFlame(t *model.Trace, t0, t1 int64, th int) *Flame {
+	per := map[uint32]uint64{}
+	for ti := range t.Threads {
+		if th >= 0 && ti != th {
+			continue
+		}
+		ss := t.Threads[ti].Samples
+		i, _ := slices.BinarySearchFunc(ss, t0, func(s model.Sample, t0 int64) int { return cmpI64(s.Time, t0) })
+		for ; i < len(ss) && ss[i].Time <= t1; i++ {
+			per[ss[i].CallStack]++
+		}
+	}
+	period := max(t.Metadata.SamplingPeriod, 1)
+	stacks := make([]uint32, 0, len(per))
+	for cs := range per {
+		stacks = append(stacks, cs)
+	}
+	slices.Sort(stacks)
+	b := newFlameBuilder()
+	names := map[string]uint64{}
+	var buf []stackFrameInfo
+	for _, cs := range stacks {
+		c := per[cs]
+		d := int64(c) * period
+		buf = expandStack(t, cs, buf)
+		parent := int32(-1)
+		for j := len(buf) - 1; j >= 0; j-- {
+			f := buf[j]
+			k, ok := names[f.name]
+			if !ok {
+				k = uint64(len(names))
+				names[f.name] = k
+			}
+			id := b.child(parent, k, func() FlameNode { return FlameNode{Name: f.name, File: f.file, Line: f.line} })
+			b.nodes[id].Count += c
+			b.nodes[id].Total += d
+			b.nodes[id].Self += d
+			if parent >= 0 {
+				b.nodes[parent].Self -= d
+			}
+			parent = id
+		}
+	}
+	return b.finish()
+}
+
+type flameBuilder struct {
+	nodes []FlameNode
+	kids  [][]int32
+	ids   map[[2]uint64]int32
+	roots []int32
+}
+
+func newFlameBuilder() *flameBuilder { return &flameBuilder{ids: map[[2]uint64]int32{}} }
+
+func (b *flameBuilder) child(parent int32, key uint64, mk func() FlameNode) int32 {
+	k := [2]uint64{uint64(parent + 1), key}
+	if id, ok := b.ids[k]; ok {
+		return id
+	}
+	nd := mk()
+	nd.Parent = parent
+	id := int32(len(b.nodes))
+	if parent >= 0 {
+		nd.Depth = b.nodes[parent].Depth + 1
+		b.kids[parent] = append(b.kids[parent], id)
+	} else {
+		b.roots = append(b.roots, id)
+	}
+	b.nodes = append(b.nodes, nd)
+	b.kids = append(b.kids, nil)
+	b.ids[k] = id
+	return id
+}
+
+// finish orders the nodes in pre-order, widest first.
+func (b *flameBuilder) finish() *Flame {
+	f := &Flame{Nodes: make([]FlameNode, 0, len(b.nodes))}
+	wider := func(x, y int32) int {
+		if b.nodes[x].Total != b.nodes[y].Total {
+			if b.nodes[x].Total > b.nodes[y].Total {
+				return -1
+			}
+			return 1
+		}
+		return cmpStr(b.nodes[x].Name, b.nodes[y].Name)
+	}
+	var emit func(id, parent int32)
+	emit = func(id, parent int32) {
+		me := int32(len(f.Nodes))
+		nd := b.nodes[id]
+		nd.Parent = parent
+		nd.Self = max(nd.Self, 0)
+		f.Nodes = append(f.Nodes, nd)
+		kids := b.kids[id]
+		slices.SortFunc(kids, wider)
+		for _, k := range kids {
+			emit(k, me)
+		}
+		f.Nodes[me].Next = int32(len(f.Nodes))
+	}
+	slices.SortFunc(b.roots, wider)
+	for _, r := range b.roots {
+		emit(r, -1)
+		f.Total += b.nodes[r].Total
+		f.Count += b.nodes[r].Count
+	}
+	return f
+}
+
+// View returns the positions of the subtree of node root (-1: the whole graph) without the
+// nodes narrower than minFrac of it, so the answer stays a screenful
+// however deep the graph, and the chain of root's ancestors (outermost
+// first) for a breadcrumb.
+func (f *Flame) View(root int32, minFrac float64) (ids []int32, path []int32, total int64) {
+	from, to := int32(0), int32(len(f.Nodes))
+	total = f.Total
+	if root >= 0 {
+		from, to = root, f.Nodes[root].Next
+		total = f.Nodes[root].Total
+		for p := f.Nodes[root].Parent; p >= 0; p = f.Nodes[p].Parent {
+			path = append(path, p)
+		}
+		slices.Reverse(path)
+	}
+	limit := int64(math.Ceil(float64(total) * minFrac))
+	for i := from; i < to; {
+		if f.Nodes[i].Total < limit {
+			i = f.Nodes[i].Next
+			continue
+		}
+		ids = append(ids, i)
+		i++
+	}
+	return ids, path, total
+}
