@@ -40,9 +40,14 @@ type MemPoolIndex struct {
 	freeT   []int64
 	freeCum []uint64
 	freeIdx []uint32
-	// blocks of memBlock events: each block's effective free times sorted,
-	// so "how many of block b are live at t" is one binary search.
-	blockFree []int64
+	// freeEff is each event's end of life (its free, MaxInt64 = never) in
+	// allocation order, a compact array so a scan reads 8 bytes an event;
+	// blockMin/blockMax bound it per block of memBlock events, so blocks
+	// wholly live or wholly dead at t are decided without reading them.
+	freeEff   []int64
+	blockMin  []int64
+	blockMax  []int64
+	leakSet   liveSet
 	leaks     int
 	leakBytes uint64
 
@@ -63,6 +68,7 @@ type MemPoolIndex struct {
 	treeCache map[treeKey]*MemTree
 }
 
+// memBlock is the block of the live scans: one bitset word.
 const memBlock = 64
 
 // NewMemIndex indexes every memory pool of t. Events of a pool that are not
@@ -133,13 +139,19 @@ func newPoolIndex(t *model.Trace, p int) *MemPoolIndex {
 		x.freeT[k] = freeOf(&ev[i])
 		x.freeCum[k+1] = x.freeCum[k] + ev[i].Size
 	}
-	x.blockFree = make([]int64, n)
-	for i := range ev {
-		x.blockFree[i] = freeOf(&ev[i])
+	x.freeEff = make([]int64, n)
+	nb := (n + memBlock - 1) / memBlock
+	x.blockMin, x.blockMax = make([]int64, nb), make([]int64, nb)
+	for b := range nb {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for i := b * memBlock; i < min((b+1)*memBlock, n); i++ {
+			f := freeOf(&ev[i])
+			x.freeEff[i] = f
+			lo, hi = min(lo, f), max(hi, f)
+		}
+		x.blockMin[b], x.blockMax[b] = lo, hi
 	}
-	for b := 0; b < n; b += memBlock {
-		slices.Sort(x.blockFree[b:min(b+memBlock, n)])
-	}
+	x.leakSet, _ = x.scanLive(math.MaxInt64-1, n)
 	x.buildStacks(t)
 	return x
 }
@@ -158,17 +170,32 @@ func cmpI64(a, b int64) int {
 // stores checkpoints of per-stack sums. The checkpoint spacing grows with
 // the number of distinct stacks so the checkpoints stay near 16M numbers.
 func (x *MemPoolIndex) buildStacks(t *model.Trace) {
-	ids := map[uint32]uint32{}
+	// Call stack ids are dense in the trace (1..NumCallStacks): a slice
+	// numbers them, a map only for ids beyond it (malformed input).
+	ids := make([]uint32, t.NumCallStacks()+1)
+	var odd map[uint32]uint32
 	x.dense = make([]uint32, x.n)
 	for i := range x.Events {
 		cs := x.Events[i].CSAlloc
-		d, ok := ids[cs]
-		if !ok {
-			d = uint32(len(x.stacks))
-			ids[cs] = d
-			x.stacks = append(x.stacks, cs)
+		var d uint32
+		if int(cs) < len(ids) {
+			d = ids[cs]
+			if d == 0 {
+				x.stacks = append(x.stacks, cs)
+				d = uint32(len(x.stacks))
+				ids[cs] = d
+			}
+		} else {
+			if odd == nil {
+				odd = map[uint32]uint32{}
+			}
+			if d = odd[cs]; d == 0 {
+				x.stacks = append(x.stacks, cs)
+				d = uint32(len(x.stacks))
+				odd[cs] = d
+			}
 		}
-		x.dense[i] = d
+		x.dense[i] = d - 1
 	}
 	c := max(len(x.stacks), 1)
 	x.cpEvery = max(1<<16, x.n/max(1, (4<<20)/c))
@@ -272,37 +299,40 @@ type liveSet []uint64
 
 func (s liveSet) has(i int) bool { return s[i>>6]&(1<<(uint(i)&63)) != 0 }
 
-// live marks the events live at t (for MemLeaks: never freed) and counts
-// them. A block whose every event is live (or none) is decided from its
-// sorted free times alone, so the cost is the number of blocks plus the
-// events of mixed blocks.
+// live marks the events live at t (for MemLeaks: never freed, a set built
+// once) and counts them.
 func (x *MemPoolIndex) live(f MemFilter, t int64) (liveSet, int) {
+	if f == MemLeaks {
+		return x.leakSet, x.leaks
+	}
+	return x.scanLive(t, x.allocsUpTo(t))
+}
+
+// scanLive marks the events of [0, upto) whose life ends after t. A block
+// whose every event is live (or none) is decided from its bounds alone,
+// so the cost is the number of blocks plus 8 bytes per event of mixed
+// blocks.
+func (x *MemPoolIndex) scanLive(t int64, upto int) (liveSet, int) {
 	set := make(liveSet, (x.n+63)/64)
-	if f == MemLeaks {
-		t = math.MaxInt64 - 1
-	}
-	upto := x.allocsUpTo(t)
-	if f == MemLeaks {
-		upto = x.n
-	}
 	cnt := 0
-	for b := 0; b < upto; b += memBlock {
-		end := min(b+memBlock, x.n)
-		sf := x.blockFree[b:end]
-		if end <= upto && sf[0] > t { // all live
-			set[b>>6] = ^uint64(0) >> (64 - uint(end-b))
-			cnt += end - b
+	for b := 0; b*memBlock < upto; b++ {
+		lo, end := b*memBlock, min((b+1)*memBlock, upto)
+		if x.blockMax[b] <= t { // none
 			continue
 		}
-		if sf[len(sf)-1] <= t { // none
+		if end-lo == memBlock && x.blockMin[b] > t { // all live
+			set[b] = ^uint64(0)
+			cnt += memBlock
 			continue
 		}
-		for i := b; i < min(end, upto); i++ {
-			if freeOf(&x.Events[i]) > t {
-				set[i>>6] |= 1 << (uint(i) & 63)
-				cnt++
+		var w uint64
+		for i, f := range x.freeEff[lo:end] {
+			if f > t {
+				w |= 1 << uint(i)
 			}
 		}
+		set[b] = w
+		cnt += bits.OnesCount64(w)
 	}
 	return set, cnt
 }

@@ -12,7 +12,7 @@ import (
 // memory, flame-graph, locks and source views have something big to chew.
 type MemSpec struct {
 	Allocs  int     // allocations over all pools
-	Pools   int     // named pools besides the default one (default 1)
+	Pools   int     // named pools besides the default one (0: 1, -1: none)
 	Stacks  int     // distinct allocation call stacks (default 2000)
 	Leak    float64 // share never freed (default 0.02)
 	Samples int     // call-stack samples on the trace's threads (0 = none)
@@ -35,8 +35,11 @@ func SynthFunction(i int) string { return fmt.Sprintf("deep.fn%03d", i) }
 // returns it. Allocation times fall inside the trace's time span; events of
 // each pool are in allocation order, as a file holds them.
 func AddDeep(t *model.Trace, s MemSpec) *model.Trace {
-	if s.Pools <= 0 {
+	switch {
+	case s.Pools == 0:
 		s.Pools = 1
+	case s.Pools < 0:
+		s.Pools = 0
 	}
 	if s.Stacks <= 0 {
 		s.Stacks = 2000

@@ -4,6 +4,7 @@
 //   #timeline?t0=NS&t1=NS[&zone=T:I]   #zone=T:I (GPU: #zone=gC:K:I)
 //   #statistics?sort=..&desc=1&filter=..&self=1   #find?srcloc=ID&log=1&sort=duration
 //   #messages?filter=..   #frames?frame=N   #info
+//   #memory?pool=&filter=&t=&view=&sort=   #flame?kind=&t0=&t1=&root=   #locks?lock=N   #source?file=
 
 import * as api from "./api.js";
 import * as fmt from "./fmt.js";
@@ -16,9 +17,13 @@ import { Find } from "./find.js";
 import { Messages } from "./messages.js";
 import { FrameImages } from "./frames.js";
 import { Info } from "./info.js";
+import { Memory } from "./memory.js";
+import { Flame } from "./flame.js";
+import { Locks } from "./locks.js";
+import { Source } from "./source.js";
 
 const $ = (s) => document.querySelector(s);
-const VIEWS = ["timeline", "statistics", "find", "messages", "frames", "info"];
+const VIEWS = ["timeline", "statistics", "find", "messages", "frames", "memory", "flame", "locks", "source", "info"];
 
 async function boot() {
   let trace, lanes, srclocs, images;
@@ -137,7 +142,12 @@ async function boot() {
     messages: new Messages($("#view-messages"), store, nav),
     frames: new FrameImages($("#view-frames"), store, nav),
     info: new Info($("#view-info"), store),
+    memory: new Memory($("#view-memory"), store, nav),
+    flame: new Flame($("#view-flame"), store, nav),
+    locks: new Locks($("#view-locks"), store, nav),
+    source: new Source($("#view-source"), store, nav),
   };
+  $("#tab-locks").hidden = !(lanes.locks && lanes.locks.length);
   $("#tab-frames").hidden = imgList.length === 0;
   $("#tab-messages").hidden = !lanes.messages;
 
