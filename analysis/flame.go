@@ -26,8 +26,8 @@ type FlameNode struct {
 // Flame is a flame graph in pre-order, children widest first.
 type Flame struct {
 	Nodes []FlameNode
-	Total int64 // sum of the roots' totals
-	Count uint64
+	Total int64  // sum of the roots' totals
+	Count uint64 // zones (at every depth) or samples aggregated
 }
 
 // ZoneFlame aggregates the zones of thread th (-1: all threads) that
@@ -44,6 +44,7 @@ func ZoneFlame(t *model.Trace, t0, t1 int64, th int) *Flame {
 	last := t.Metadata.LastTime
 	st := model.NewSrcLocTable(t)
 	var stack []stackEnt
+	var zones uint64
 	for ti := range t.Threads {
 		if th >= 0 && ti != th {
 			continue
@@ -79,6 +80,7 @@ func ZoneFlame(t *model.Trace, t0, t1 int64, th int) *Flame {
 			})
 			nd := &b.nodes[id]
 			nd.Count++
+			zones++
 			nd.Total += d
 			nd.Self += d
 			if parent >= 0 {
@@ -90,7 +92,9 @@ func ZoneFlame(t *model.Trace, t0, t1 int64, th int) *Flame {
 			i++
 		}
 	}
-	return b.finish()
+	f := b.finish()
+	f.Count = zones
+	return f
 }
 
 // SampleFlame aggregates the call-stack samples of thread th (-1: all) in

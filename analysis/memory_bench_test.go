@@ -65,7 +65,9 @@ func BenchmarkMemQuery10M(b *testing.B) {
 	}{
 		{"UsageAt", func() { x.UsageAt(mid) }},
 		{"ListAllTime", func() { x.List(analysis.MemListQuery{Offset: 5_000_000, Limit: 100}) }},
-		{"ListAllSizeDesc", func() { x.List(analysis.MemListQuery{Sort: analysis.MemBySize, Desc: true, Offset: 2_000_000, Limit: 100}) }},
+		{"ListAllSizeDesc", func() {
+			x.List(analysis.MemListQuery{Sort: analysis.MemBySize, Desc: true, Offset: 2_000_000, Limit: 100})
+		}},
 		{"ListActiveTime", func() { x.List(analysis.MemListQuery{Filter: analysis.MemActive, Time: mid, Limit: 100}) }},
 		{"ListActiveTimeLastPage", func() {
 			x.List(analysis.MemListQuery{Filter: analysis.MemActive, Time: mid, Offset: int(live) - 100, Limit: 100})

@@ -320,7 +320,7 @@ func TestAPIFlameZonesAgainstWalk(t *testing.T) {
 				for _, n := range a.Nodes {
 					all += n.Count
 				}
-				if all != 700 || cnt["[worker_frame locked_section]"] != 200 {
+				if all != 700 || a.Count != 700 || cnt["[worker_frame locked_section]"] != 200 {
 					t.Errorf("demo flame: %d zones, %d locked_section under worker_frame; want 700 and 200", all, cnt["[worker_frame locked_section]"])
 				}
 				// Zoom into worker_frame: the answer is its subtree, the path empty.

@@ -95,12 +95,14 @@ export class Memory {
     }
     const c = (label, v, title) => el("div", { class: "memcard", title }, el("div", { class: "dim small" }, label), el("div", { class: "big" }, v));
     this.cards.replaceChildren(
+      ...[
       c("Allocations", fmt.int(pi.allocations)),
       c("Frees", fmt.int(pi.frees)),
       c("Allocated in all", fmt.bytes(pi.total_bytes)),
       c("Peak usage", fmt.bytes(pi.peak)),
       c("Leaks (never freed)", `${fmt.int(pi.leaks)} · ${fmt.bytes(pi.leak_bytes)}`),
       at ? c("Live at " + fmt.time(t - lanes.first_time), `${fmt.int(at.live)} · ${fmt.bytes(at.live_bytes)}`, "allocations made at or before the moment and not yet freed") : null,
+      ].filter(Boolean),
     );
     this.drawGraph(pi, t);
     this.stack.hidden = true;
@@ -157,11 +159,11 @@ export class Memory {
     const pad = Math.max((end - r.alloc) * 0.2, 1000);
     const head = el(
       "div",
-      { class: "panel-head" },
-      el("span", null, `${fmt.bytes(r.size)} at 0x${BigInt(r.ptr).toString(16)}`),
+      { class: "memstack-head" },
+      el("span", null, `${fmt.bytes(r.size)} at `, el("span", { class: "mono" }, "0x" + BigInt(r.ptr).toString(16))),
       el("a", { class: "btn", href: `#timeline?t0=${Math.round(r.alloc - pad)}&t1=${Math.round(end + pad)}` }, "Show on timeline"),
     );
-    const body = el("div", { class: "panel-body" });
+    const body = el("div", { class: "memstack-body" });
     body.append(el("dl", { class: "kv" }, el("dt", null, "Allocated"), el("dd", null, fmt.time(r.alloc - first) + " by " + (r.thread_name || r.thread)), el("dt", null, "Freed"), el("dd", null, r.free >= 0 ? fmt.time(r.free - first) + " (after " + fmt.time(r.lifetime) + ")" : "never")));
     this.stack.replaceChildren(head, body);
     this.stack.hidden = false;
