@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gotracy/gotracy/internal/fixtures"
@@ -185,6 +186,27 @@ func testBrowserDeepSynth(t *testing.T) {
 	b.open("#flame")
 	b.waitFor("the zones flame graph", `document.querySelectorAll('.fnode').length > 5`)
 	b.shot("04-flame-zones")
+	// A range measured on the timeline: the graph covers only it.
+	t0, t1 := tr.Metadata.LastTime/4, tr.Metadata.LastTime/3
+	b.eval(fmt.Sprintf(`__gotracy.timeline.sel = {t0: %d, t1: %d}`, t1, t0), nil)
+	b.eval(`[...document.querySelectorAll('#view-flame .btn')].find(x => x.textContent === 'Use timeline range').click()`, nil)
+	b.waitFor("the range's flame graph", fmt.Sprintf(`location.hash.includes('t0=%d') && location.hash.includes('t1=%d') && !document.querySelector('#view-flame .summary').textContent.startsWith('whole')`, t0, t1))
+	var inRange int
+	for ti := range tr.Threads {
+		for _, z := range tr.Threads[ti].Zones.All() {
+			if z.End() > t0 && z.Start() < t1 {
+				inRange++
+			}
+		}
+	}
+	if got := b.text("#view-flame .summary"); !strings.Contains(got, commas(inRange)+" zones") {
+		t.Errorf("range summary %q; %d zones overlap the range", got, inRange)
+	}
+	b.shot("04b-flame-range")
+	// Zoom into the widest root: the breadcrumb and root line name it.
+	b.eval(`document.querySelector('.fnode').click()`, nil)
+	b.waitFor("the zoomed range graph", `location.hash.includes('root=') && location.hash.includes('t0=') && document.querySelector('.flame-root').textContent.includes('find these zones')`)
+	b.shot("04c-flame-range-zoomed")
 
 	b.open("#locks?lock=1")
 	b.waitFor("the lock detail", `document.querySelectorAll('#locks-table tbody tr').length === 3 && !!document.querySelector('#lock-worst')`)

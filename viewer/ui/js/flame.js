@@ -7,7 +7,7 @@
 import * as api from "./api.js";
 import * as fmt from "./fmt.js";
 import { table } from "./table.js";
-import { css, hashColor } from "./color.js";
+import { css, hashColor, luminance } from "./color.js";
 
 const el = fmt.el;
 const ROW = 20;
@@ -22,12 +22,14 @@ export class Flame {
     this.wholeBtn = el("button", { class: "btn" }, "Whole trace");
     this.summary = el("span", { class: "dim summary" });
     this.crumbs = el("nav", { class: "crumbs", "aria-label": "Zoom path" });
+    this.rootInfo = el("div", { class: "flame-root dim small" });
     this.graph = el("div", { class: "flamegraph", role: "img", "aria-label": "Flame graph" });
     this.tip = el("div", { class: "tooltip", hidden: true });
     this.holder = el("div", { class: "table-wrap" });
     section.append(
       el("div", { class: "toolbar" }, el("h1", null, "Flame graph"), this.kindSel, this.threadSel, this.rangeBtn, this.wholeBtn, this.summary),
       this.crumbs,
+      this.rootInfo,
       this.graph,
       this.tip,
       el("h3", null, "Hottest call paths by self time"),
@@ -110,8 +112,24 @@ export class Flame {
     if (root >= 0 && byId.has(root)) chain.push({ id: root, name: byId.get(root).name });
     for (const c of chain) crumbs.push(el("span", { class: "dim" }, " › "), el("a", { href: "#", dataset: { root: c.id }, onclick: (e) => (e.preventDefault(), this.update({ root: c.id })) }, c.name));
     this.crumbs.replaceChildren(...crumbs);
+    this.rootInfo.replaceChildren();
+    const rn = root >= 0 ? byId.get(root) : null;
+    if (rn) {
+      const parts = [`${rn.name}: ${fmt.time(rn.total)} (${((100 * rn.total) / Math.max(a.all_total, 1)).toFixed(2)}% of all) · self ${fmt.time(rn.self)} · ${fmt.int(rn.count)} ${unit}`];
+      this.rootInfo.append(parts[0]);
+      if (kind === "zones") this.rootInfo.append(" · ", el("a", { href: "#find?srcloc=" + rn.srcloc }, "find these zones"));
+      if (rn.file && (await this.sourceFiles()).some((f) => f.file === rn.file || f.file.endsWith("/" + rn.file))) {
+        const f = (await this.sourceFiles()).find((f) => f.file === rn.file || f.file.endsWith("/" + rn.file));
+        this.rootInfo.append(" · ", el("a", { href: "#source?" + new URLSearchParams({ file: f.file, line: rn.line }) }, "source"));
+      }
+    }
     this.draw(a, root);
     this.hotTable(a, kind);
+  }
+
+  async sourceFiles() {
+    if (!this.sources) this.sources = await api.json("sources").catch(() => []);
+    return this.sources;
   }
 
   draw(a, root) {
@@ -143,7 +161,7 @@ export class Flame {
       const div = el("div", {
         class: "fnode",
         dataset: { id: n.id, name: n.name, total: n.total, count: n.count, tip: `${n.name}\n${fmt.time(n.total)} (${share}%) · self ${fmt.time(n.self)} · ${fmt.int(n.count)} ${a.kind === "zones" ? "zones" : "samples"}${n.file ? "\n" + fmt.location(n.file, n.line) : ""}` },
-        style: { left: px + "px", width: Math.max(pw - 1, 0.5) + "px", top: d * ROW + "px", background: css(c) },
+        style: { left: px + "px", width: Math.max(pw - 1, 0.5) + "px", top: d * ROW + "px", background: css(c), color: luminance(c) > 0.62 ? "#111317" : "#ffffff" },
       });
       if (pw > 30) div.textContent = n.name;
       div.addEventListener("click", () => this.update({ root: n.id }));
