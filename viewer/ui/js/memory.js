@@ -62,6 +62,9 @@ export class Memory {
   async show(params) {
     this.params = params;
     if (!this.pools) {
+      // The first memory request builds the server's index (seconds for
+      // tens of millions of allocations): say so rather than sit blank.
+      this.holder.replaceChildren(el("div", { class: "loading" }, "Indexing memory events…"));
       try {
         this.pools = await api.json("memory");
       } catch (e) {
