@@ -455,3 +455,29 @@ func TestAPIDeepBadParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepCachesDrop: dropping the deep caches makes the next request
+// build fresh indexes, and answers stay the same.
+func TestDeepCachesDrop(t *testing.T) {
+	s, err := New(deepSynth(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.memIndex()
+	f := s.flame(flameKey{t0: -1 << 62, t1: 1 << 62, thread: -1})
+	if s.memIndex() != a {
+		t.Fatal("the memory index was rebuilt without a drop")
+	}
+	s.dropDeepCaches()
+	b := s.memIndex()
+	if b == a {
+		t.Fatal("the memory index survived dropDeepCaches")
+	}
+	if a.Pools[0].UsageAt(1<<40) != b.Pools[0].UsageAt(1<<40) {
+		t.Error("a rebuilt index answers differently")
+	}
+	g := s.flame(flameKey{t0: -1 << 62, t1: 1 << 62, thread: -1})
+	if g == f || g.Total != f.Total || len(g.Nodes) != len(f.Nodes) {
+		t.Errorf("flame after drop: same pointer %v, totals %d vs %d", g == f, g.Total, f.Total)
+	}
+}

@@ -19,7 +19,7 @@ type flameKey struct {
 const flameCacheMax = 8
 
 func (s *Server) flame(k flameKey) *analysis.Flame {
-	d := &s.deep
+	d := s.deepCaches()
 	d.flameMu.Lock()
 	f := d.flameWhole[k]
 	d.flameMu.Unlock()

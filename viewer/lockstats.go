@@ -50,15 +50,16 @@ type lockStat struct {
 const lockWorstMax = 20
 
 func (s *Server) lockStatList() []lockStat {
-	s.deep.lockOnce.Do(func() {
+	d := s.deepCaches()
+	d.lockOnce.Do(func() {
 		rows := s.lockRows()
 		out := make([]lockStat, 0, len(s.t.Locks))
 		for li := range s.t.Locks {
 			out = append(out, s.buildLockStat(li, rows[li]))
 		}
-		s.deep.lockStats = out
+		d.lockStats = out
 	})
-	return s.deep.lockStats
+	return d.lockStats
 }
 
 func (s *Server) buildLockStat(li int, rows []lockRow) lockStat {

@@ -11,7 +11,7 @@ import (
 
 // deepState holds the lazily built indexes of the memory, flame-graph,
 // locks and source views. Everything in it is derived from the trace
-// alone, so a new snapshot gets a fresh deepState.
+// alone, so a new snapshot gets a fresh deepState (dropDeepCaches).
 type deepState struct {
 	memOnce sync.Once
 	mem     *analysis.MemIndex
@@ -26,9 +26,24 @@ type deepState struct {
 	src     *sourceIndex
 }
 
+// deepCaches is the current deepState, made on first use.
+func (s *Server) deepCaches() *deepState {
+	if d := s.deep.Load(); d != nil {
+		return d
+	}
+	s.deep.CompareAndSwap(nil, new(deepState))
+	return s.deep.Load()
+}
+
+// dropDeepCaches forgets every deep index, for a server whose trace grew
+// (a live capture's new snapshot): the next request rebuilds what it needs
+// while requests already running finish on the old state.
+func (s *Server) dropDeepCaches() { s.deep.Store(nil) }
+
 func (s *Server) memIndex() *analysis.MemIndex {
-	s.deep.memOnce.Do(func() { s.deep.mem = analysis.NewMemIndex(s.t) })
-	return s.deep.mem
+	d := s.deepCaches()
+	d.memOnce.Do(func() { d.mem = analysis.NewMemIndex(s.t) })
+	return d.mem
 }
 
 type memPoolJSON struct {

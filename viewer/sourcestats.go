@@ -25,7 +25,8 @@ type sourceIndex struct {
 }
 
 func (s *Server) sourceIdx() *sourceIndex {
-	s.deep.srcOnce.Do(func() {
+	d := s.deepCaches()
+	d.srcOnce.Do(func() {
 		x := &sourceIndex{zoneCount: map[model.SrcLocID]uint64{}, zoneNs: map[model.SrcLocID]int64{}, samples: map[fileLine]lineSamples{}}
 		for ti := range s.t.Threads {
 			for _, z := range s.t.Threads[ti].Zones.All() {
@@ -63,9 +64,9 @@ func (s *Server) sourceIdx() *sourceIndex {
 				}
 			}
 		}
-		s.deep.src = x
+		d.src = x
 	})
-	return s.deep.src
+	return d.src
 }
 
 // sameFile says whether a file name from a source location or a frame
