@@ -279,9 +279,26 @@ const (
 	MemAll    MemFilter = iota // every allocation
 	MemActive                  // live at the given time
 	MemLeaks                   // never freed
+	MemRange                   // allocated in [Time, End]
 )
 
-// ParseMemFilter reads "all", "active" or "leaks".
+// MemSelect says which allocations a list or tree covers.
+type MemSelect struct {
+	Filter MemFilter
+	Time   int64 // MemActive: the moment; MemRange: the range's start
+	End    int64 // MemRange: the range's end (inclusive)
+}
+
+// rangeIdx is the index range of the allocations made in [t0, t1].
+func (x *MemPoolIndex) rangeIdx(t0, t1 int64) (int, int) {
+	a := x.allocsUpTo(t0 - 1)
+	if t0 == math.MinInt64 {
+		a = 0
+	}
+	return a, max(a, x.allocsUpTo(t1))
+}
+
+// ParseMemFilter reads "all", "active", "leaks" or "range".
 func ParseMemFilter(s string) (MemFilter, error) {
 	switch s {
 	case "", "all":
@@ -290,8 +307,10 @@ func ParseMemFilter(s string) (MemFilter, error) {
 		return MemActive, nil
 	case "leaks":
 		return MemLeaks, nil
+	case "range":
+		return MemRange, nil
 	}
-	return 0, fmt.Errorf("memory filter must be all, active or leaks, got %q", s)
+	return 0, fmt.Errorf("memory filter must be all, active, leaks or range, got %q", s)
 }
 
 // liveSet is a bitset over event indices.
@@ -393,9 +412,8 @@ func (x *MemPoolIndex) order(key int) []uint32 {
 
 // MemListQuery asks for one page of the allocation list.
 type MemListQuery struct {
-	Filter MemFilter
-	Time   int64 // for MemActive
-	Sort   int   // MemByTime...
+	MemSelect
+	Sort   int // MemByTime...
 	Desc   bool
 	Offset int
 	Limit  int
@@ -416,8 +434,16 @@ func (x *MemPoolIndex) List(q MemListQuery) MemListPage {
 	q.Limit = max(q.Limit, 0)
 	var set liveSet
 	total := x.n
-	if q.Filter != MemAll {
+	from := 0 // MemRange in time order: the page is a slice of [from, from+total)
+	switch q.Filter {
+	case MemActive, MemLeaks:
 		set, total = x.live(q.Filter, q.Time)
+	case MemRange:
+		a, b := x.rangeIdx(q.Time, q.End)
+		from, total = a, b-a
+		if q.Sort != MemByTime {
+			set = x.indexSet(a, b)
+		}
 	}
 	out := MemListPage{Total: total, Events: []uint32{}}
 	if q.Offset >= total || q.Limit == 0 {
@@ -425,9 +451,16 @@ func (x *MemPoolIndex) List(q MemListQuery) MemListPage {
 	}
 	want := min(q.Limit, total-q.Offset)
 	perm := x.order(q.Sort)
+	span := x.n
+	if set == nil && q.Filter == MemRange {
+		span = total
+	}
 	at := func(k int) int { // k-th event of the order
 		if q.Desc {
-			k = x.n - 1 - k
+			k = span - 1 - k
+		}
+		if set == nil && q.Filter == MemRange {
+			return from + k
 		}
 		if perm == nil {
 			return k
@@ -491,6 +524,21 @@ func (x *MemPoolIndex) List(q MemListQuery) MemListPage {
 		out.Events = append(out.Events, uint32(i))
 	}
 	return out
+}
+
+// indexSet is the bitset of events [a, b).
+func (x *MemPoolIndex) indexSet(a, b int) liveSet {
+	set := make(liveSet, (x.n+63)/64)
+	for i := a; i < b; {
+		if i&63 == 0 && i+64 <= b {
+			set[i>>6] = ^uint64(0)
+			i += 64
+			continue
+		}
+		set[i>>6] |= 1 << (uint(i) & 63)
+		i++
+	}
+	return set
 }
 
 // radixSort sorts keys ascending, permuting idx alongside (stable, LSD,

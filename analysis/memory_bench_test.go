@@ -63,8 +63,8 @@ func BenchmarkMemQuery10M(b *testing.B) {
 	mid := t.Metadata.LastTime / 2
 	// The sort orders are built once, on first use (memTrace10m): not
 	// part of a query.
-	mi.Tree(x, analysis.MemAll, 0, false)
-	mi.Tree(x, analysis.MemLeaks, 0, true)
+	mi.Tree(x, analysis.MemSelect{Filter: analysis.MemAll, Time: 0}, false)
+	mi.Tree(x, analysis.MemSelect{Filter: analysis.MemLeaks, Time: 0}, true)
 	live := x.UsageAt(mid).Live
 	cases := []struct {
 		name string
@@ -75,21 +75,31 @@ func BenchmarkMemQuery10M(b *testing.B) {
 		{"ListAllSizeDesc", func() {
 			x.List(analysis.MemListQuery{Sort: analysis.MemBySize, Desc: true, Offset: 2_000_000, Limit: 100})
 		}},
-		{"ListActiveTime", func() { x.List(analysis.MemListQuery{Filter: analysis.MemActive, Time: mid, Limit: 100}) }},
+		{"ListActiveTime", func() {
+			x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemActive, Time: mid}, Limit: 100})
+		}},
 		{"ListActiveTimeLastPage", func() {
-			x.List(analysis.MemListQuery{Filter: analysis.MemActive, Time: mid, Offset: int(live) - 100, Limit: 100})
+			x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemActive, Time: mid}, Offset: int(live) - 100, Limit: 100})
 		}},
 		{"ListActiveSizeDesc", func() {
-			x.List(analysis.MemListQuery{Filter: analysis.MemActive, Time: mid, Sort: analysis.MemBySize, Desc: true, Limit: 100})
+			x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemActive, Time: mid}, Sort: analysis.MemBySize, Desc: true, Limit: 100})
 		}},
 		{"ListActiveLifetimeLastPage", func() {
-			x.List(analysis.MemListQuery{Filter: analysis.MemActive, Time: mid, Sort: analysis.MemByLifetime, Offset: int(live) - 100, Limit: 100})
+			x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemActive, Time: mid}, Sort: analysis.MemByLifetime, Offset: int(live) - 100, Limit: 100})
 		}},
-		{"ListLeaksSize", func() { x.List(analysis.MemListQuery{Filter: analysis.MemLeaks, Sort: analysis.MemBySize, Limit: 100}) }},
-		{"TreeActiveTopDown", func() { mi.Tree(x, analysis.MemActive, mid, false) }},
-		{"TreeActiveBottomUp", func() { mi.Tree(x, analysis.MemActive, mid, true) }},
-		{"TreeAllCached", func() { mi.Tree(x, analysis.MemAll, 0, false).Pruned(2000) }},
-		{"TreeLeaksCached", func() { mi.Tree(x, analysis.MemLeaks, 0, true).Pruned(2000) }},
+		{"ListLeaksSize", func() {
+			x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemLeaks}, Sort: analysis.MemBySize, Limit: 100})
+		}},
+		{"ListRangeSize", func() {
+			x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemRange, Time: mid, End: mid + mid/10}, Sort: analysis.MemBySize, Desc: true, Limit: 100})
+		}},
+		{"TreeRangeBottomUp", func() {
+			mi.Tree(x, analysis.MemSelect{Filter: analysis.MemRange, Time: mid, End: mid + mid/10}, true)
+		}},
+		{"TreeActiveTopDown", func() { mi.Tree(x, analysis.MemSelect{Filter: analysis.MemActive, Time: mid}, false) }},
+		{"TreeActiveBottomUp", func() { mi.Tree(x, analysis.MemSelect{Filter: analysis.MemActive, Time: mid}, true) }},
+		{"TreeAllCached", func() { mi.Tree(x, analysis.MemSelect{Filter: analysis.MemAll, Time: 0}, false).Pruned(2000) }},
+		{"TreeLeaksCached", func() { mi.Tree(x, analysis.MemSelect{Filter: analysis.MemLeaks, Time: 0}, true).Pruned(2000) }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

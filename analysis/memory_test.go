@@ -13,7 +13,14 @@ import (
 
 // bruteLive says whether e is live at t, from the event alone.
 func bruteLive(e *model.MemEvent, f analysis.MemFilter, t int64) bool {
+	return bruteSel(e, analysis.MemSelect{Filter: f, Time: t})
+}
+
+func bruteSel(e *model.MemEvent, s analysis.MemSelect) bool {
+	f, t := s.Filter, s.Time
 	switch f {
+	case analysis.MemRange:
+		return e.TimeAlloc >= s.Time && e.TimeAlloc <= s.End
 	case analysis.MemLeaks:
 		return e.TimeFree < 0
 	case analysis.MemActive:
@@ -91,16 +98,17 @@ func TestMemIndexAgainstBruteForce(t *testing.T) {
 				t.Fatalf("pool %s UsageAt(%d) = %+v, want %+v", x.Name, tm, got, want)
 			}
 		}
-		for _, f := range []analysis.MemFilter{analysis.MemAll, analysis.MemActive, analysis.MemLeaks} {
+		for _, f := range []analysis.MemFilter{analysis.MemAll, analysis.MemActive, analysis.MemLeaks, analysis.MemRange, analysis.MemRange} {
 			tm := times[r.IntN(len(times))]
+			ms := analysis.MemSelect{Filter: f, Time: tm, End: tm + r.Int64N(tr.Metadata.LastTime/3+1)}
 			var sel []uint32
 			for i := range ev {
-				if bruteLive(&ev[i], f, tm) {
+				if bruteSel(&ev[i], ms) {
 					sel = append(sel, uint32(i))
 				}
 			}
 			// per-stack sums
-			stacks, n, b := x.StackSums(f, tm)
+			stacks, n, b := x.StackSums(ms)
 			wantN, wantB := map[uint32]uint64{}, map[uint32]uint64{}
 			for _, i := range sel {
 				wantN[ev[i].CSAlloc]++
@@ -130,7 +138,7 @@ func TestMemIndexAgainstBruteForce(t *testing.T) {
 					}
 					var got []uint32
 					for off := 0; ; off += 37 {
-						p := x.List(analysis.MemListQuery{Filter: f, Time: tm, Sort: k, Desc: desc, Offset: off, Limit: 37})
+						p := x.List(analysis.MemListQuery{MemSelect: ms, Sort: k, Desc: desc, Offset: off, Limit: 37})
 						if p.Total != len(sel) {
 							t.Fatalf("pool %s filter %d sort %d: total %d, want %d", x.Name, f, k, p.Total, len(sel))
 						}
@@ -156,7 +164,7 @@ func TestMemIndexAgainstBruteForce(t *testing.T) {
 					}
 					seen := map[uint32]bool{}
 					for _, i := range got {
-						if seen[i] || !bruteLive(&ev[i], f, tm) {
+						if seen[i] || !bruteSel(&ev[i], ms) {
 							t.Fatalf("pool %s filter %d sort %d: event %d listed twice or not selected", x.Name, f, k, i)
 						}
 						seen[i] = true
@@ -166,7 +174,7 @@ func TestMemIndexAgainstBruteForce(t *testing.T) {
 			// Trees: roots add up to the selection; every node is its self
 			// plus its children.
 			for _, up := range []bool{false, true} {
-				tree := mi.Tree(x, f, tm, up)
+				tree := mi.Tree(x, ms, up)
 				var cnt, by uint64
 				for _, i := range sel {
 					cnt++
@@ -226,17 +234,17 @@ func TestMemIndexUnsortedAndEdges(t *testing.T) {
 			t.Errorf("UsageAt(%d) = %+v, want %d live, %d bytes", c.t, u, c.live, c.byts)
 		}
 	}
-	if p := x.List(analysis.MemListQuery{Filter: analysis.MemLeaks, Limit: 10}); p.Total != 1 || len(p.Events) != 1 || x.Events[p.Events[0]].Ptr != 3 {
+	if p := x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemLeaks}, Limit: 10}); p.Total != 1 || len(p.Events) != 1 || x.Events[p.Events[0]].Ptr != 3 {
 		t.Errorf("leaks: %+v", p)
 	}
 	e := mi.Pools[1]
 	if u := e.UsageAt(5); u.Live != 0 || e.Len() != 0 {
 		t.Errorf("empty pool: %+v", u)
 	}
-	if p := e.List(analysis.MemListQuery{Filter: analysis.MemActive, Time: 5, Limit: 10}); p.Total != 0 || len(p.Events) != 0 {
+	if p := e.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemActive, Time: 5}, Limit: 10}); p.Total != 0 || len(p.Events) != 0 {
 		t.Errorf("empty pool list: %+v", p)
 	}
-	if tree := mi.Tree(e, analysis.MemAll, 0, false); len(tree.Nodes) != 0 {
+	if tree := mi.Tree(e, analysis.MemSelect{}, false); len(tree.Nodes) != 0 {
 		t.Errorf("empty pool tree: %+v", tree)
 	}
 	if _, err := analysis.ParseMemFilter("alive"); err == nil {

@@ -31,8 +31,7 @@ type MemTree struct {
 }
 
 type treeKey struct {
-	f        MemFilter
-	t        int64
+	sel      MemSelect
 	bottomUp bool
 }
 
@@ -64,8 +63,17 @@ func (x *MemPoolIndex) subFreeSums(upto int, n, b []uint64) {
 // StackSums is, per allocation call stack, the number and bytes of the
 // allocations the filter selects: a checkpoint plus at most K events of
 // each order, so its cost does not grow with the trace.
-func (x *MemPoolIndex) StackSums(f MemFilter, t int64) (stacks []uint32, n, b []uint64) {
-	switch f {
+func (x *MemPoolIndex) StackSums(sel MemSelect) (stacks []uint32, n, b []uint64) {
+	t := sel.Time
+	switch sel.Filter {
+	case MemRange:
+		lo, hi := x.rangeIdx(sel.Time, sel.End)
+		n, b = x.allocSums(hi)
+		ln, lb := x.allocSums(lo)
+		for d := range n {
+			n[d] -= ln[d]
+			b[d] -= lb[d]
+		}
 	case MemAll:
 		n, b = x.allocSums(x.n)
 	case MemLeaks:
@@ -80,11 +88,13 @@ func (x *MemPoolIndex) StackSums(f MemFilter, t int64) (stacks []uint32, n, b []
 
 // Tree is the call-stack tree of the allocations the filter selects,
 // top-down (roots are outermost callers) or bottom-up (roots are the
-// allocating functions). Trees of all allocations and of leaks are cached.
-func (mi *MemIndex) Tree(x *MemPoolIndex, f MemFilter, t int64, bottomUp bool) *MemTree {
-	key := treeKey{f, t, bottomUp}
-	if f != MemActive {
-		key.t = 0
+// allocating functions). Trees of all allocations and of leaks are cached;
+// the others cost a checkpoint plus at most K events per order.
+func (mi *MemIndex) Tree(x *MemPoolIndex, sel MemSelect, bottomUp bool) *MemTree {
+	key := treeKey{sel, bottomUp}
+	cache := sel.Filter == MemAll || sel.Filter == MemLeaks
+	if cache {
+		key.sel.Time, key.sel.End = 0, 0
 		x.treeMu.Lock()
 		tr := x.treeCache[key]
 		x.treeMu.Unlock()
@@ -92,9 +102,9 @@ func (mi *MemIndex) Tree(x *MemPoolIndex, f MemFilter, t int64, bottomUp bool) *
 			return tr
 		}
 	}
-	stacks, n, b := x.StackSums(f, t)
+	stacks, n, b := x.StackSums(sel)
 	tr := buildStackTree(mi.t, stacks, n, b, bottomUp)
-	if f != MemActive {
+	if cache {
 		x.treeMu.Lock()
 		x.treeCache[key] = tr
 		x.treeMu.Unlock()

@@ -176,6 +176,18 @@ func testBrowserDeepSynth(t *testing.T) {
 	b.shot("01-memory-active")
 	b.eval(`[...document.querySelectorAll('.pager .btn')].find(x => x.textContent.startsWith('Next')).click()`, nil)
 	b.waitFor("page 2", `(document.querySelector('#mem-page') || {}).textContent === "101–200 of `+commas(live)+`"`)
+	// Allocations made in the range measured on the timeline.
+	r0, r1 := tr.Metadata.LastTime/5, tr.Metadata.LastTime/4
+	b.eval(fmt.Sprintf(`__gotracy.timeline.sel = {t0: %d, t1: %d}`, r0, r1), nil)
+	b.eval(`document.querySelector('#view-memory .seg button[data-v="range"]').click()`, nil)
+	madeIn := 0
+	for _, x := range tr.MemPools[0].Events {
+		if x.TimeAlloc >= r0 && x.TimeAlloc <= r1 {
+			madeIn++
+		}
+	}
+	b.waitFor("the range list", fmt.Sprintf(`location.hash.includes('filter=range') && (document.querySelector('#mem-page') || {}).textContent === "1–100 of %s"`, commas(madeIn)))
+	b.shot("01b-memory-range")
 	b.open(fmt.Sprintf("#memory?pool=0&filter=active&t=%d&view=topdown", mid))
 	b.waitFor("the top-down tree", `document.querySelectorAll('#mem-tree tbody tr').length > 3`)
 	b.shot("02-memory-topdown")

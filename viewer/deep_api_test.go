@@ -445,7 +445,7 @@ func TestAPIFlameSamplesAndSource(t *testing.T) {
 func TestAPIDeepBadParameters(t *testing.T) {
 	ts := newTestServer(t, deepSynth(t))
 	for _, q := range []string{
-		"memlist?filter=alive", "memlist?filter=active", "memlist?pool=9", "memlist?limit=0", "memlist?limit=5000", "memlist?sort=weight",
+		"memlist?filter=alive", "memlist?filter=active", "memlist?filter=range&t0=5", "memlist?filter=range&t0=9&t1=3", "memtree?filter=range", "memlist?pool=9", "memlist?limit=0", "memlist?limit=5000", "memlist?sort=weight",
 		"memtree?dir=sideways", "memtree?max=0", "memory?t=x", "flame?kind=cpu", "flame?t0=10&t1=5", "flame?root=99999999", "flame?thread=77",
 		"flame?minfrac=2", "sourcestats", "sourcestats?file=/etc/passwd", "lockstats?x=1", "memlist?offset=-1",
 	} {

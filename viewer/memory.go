@@ -113,18 +113,38 @@ func (s *Server) memPool(p *params) *analysis.MemPoolIndex {
 	return mi.Pools[i]
 }
 
-// memFilter reads filter (all, active, leaks) and t, which active needs.
-func memFilter(p *params) (analysis.MemFilter, int64) {
-	f, err := analysis.ParseMemFilter(p.oneOf("filter", "all", "active", "leaks"))
+var memFilterNames = [...]string{"all", "active", "leaks", "range"}
+
+// memFilter reads filter (all, active, leaks, range) and the times they
+// need: t for active, t0 and t1 for range.
+func memFilter(p *params) analysis.MemSelect {
+	f, err := analysis.ParseMemFilter(p.oneOf("filter", memFilterNames[:]...))
 	if p.err == nil && err != nil {
 		p.err = badRequest("%v", err)
 	}
+	sel := analysis.MemSelect{Filter: f}
 	_, hasT := p.raw("t")
 	t := p.int("t", 0, -maxTime, maxTime)
-	if p.err == nil && f == analysis.MemActive && !hasT {
-		p.err = badRequest("filter=active needs t, the time (ns) to list the live allocations at")
+	_, h0 := p.raw("t0")
+	_, h1 := p.raw("t1")
+	t0 := p.int("t0", 0, -maxTime, maxTime)
+	t1 := p.int("t1", 0, -maxTime, maxTime)
+	if p.err != nil {
+		return sel
 	}
-	return f, t
+	switch f {
+	case analysis.MemActive:
+		if !hasT {
+			p.err = badRequest("filter=active needs t, the time (ns) to list the live allocations at")
+		}
+		sel.Time = t
+	case analysis.MemRange:
+		if !h0 || !h1 || t1 < t0 {
+			p.err = badRequest("filter=range needs t0 <= t1, the range (ns) the allocations were made in, got t0=%d t1=%d", t0, t1)
+		}
+		sel.Time, sel.End = t0, t1
+	}
+	return sel
 }
 
 type memRow struct {
@@ -145,12 +165,12 @@ type memRow struct {
 const memPageMax = 1000
 
 func (s *Server) apiMemList(w http.ResponseWriter, r *http.Request) error {
-	if err := checkParams(r, "pool", "filter", "t", "sort", "desc", "offset", "limit"); err != nil {
+	if err := checkParams(r, "pool", "filter", "t", "t0", "t1", "sort", "desc", "offset", "limit"); err != nil {
 		return err
 	}
 	p := params{r: r}
 	x := s.memPool(&p)
-	f, t := memFilter(&p)
+	sel := memFilter(&p)
 	sortName := p.oneOf("sort", "time", "size", "lifetime", "address", "free")
 	desc := p.bool("desc")
 	offset := int(p.int("offset", 0, 0, math.MaxInt32))
@@ -159,7 +179,7 @@ func (s *Server) apiMemList(w http.ResponseWriter, r *http.Request) error {
 		return p.err
 	}
 	key, _ := analysis.ParseMemSort(sortName)
-	page := x.List(analysis.MemListQuery{Filter: f, Time: t, Sort: key, Desc: desc, Offset: offset, Limit: limit})
+	page := x.List(analysis.MemListQuery{MemSelect: sel, Sort: key, Desc: desc, Offset: offset, Limit: limit})
 	rows := make([]memRow, 0, len(page.Events))
 	for _, i := range page.Events {
 		e := &x.Events[i]
@@ -181,7 +201,7 @@ func (s *Server) apiMemList(w http.ResponseWriter, r *http.Request) error {
 		Offset int      `json:"offset"`
 		Total  int      `json:"total"`
 		Rows   []memRow `json:"rows"`
-	}{x.Pool, [...]string{"all", "active", "leaks"}[f], sortName, desc, offset, page.Total, rows})
+	}{x.Pool, memFilterNames[sel.Filter], sortName, desc, offset, page.Total, rows})
 }
 
 // topFunction is the innermost function of a call stack that is not
@@ -212,18 +232,18 @@ func isTracyFrame(file string) bool {
 const memTreeMax = 5000
 
 func (s *Server) apiMemTree(w http.ResponseWriter, r *http.Request) error {
-	if err := checkParams(r, "pool", "filter", "t", "dir", "max"); err != nil {
+	if err := checkParams(r, "pool", "filter", "t", "t0", "t1", "dir", "max"); err != nil {
 		return err
 	}
 	p := params{r: r}
 	x := s.memPool(&p)
-	f, t := memFilter(&p)
+	sel := memFilter(&p)
 	dir := p.oneOf("dir", "topdown", "bottomup")
 	maxNodes := int(p.int("max", 2000, 1, memTreeMax))
 	if p.err != nil {
 		return p.err
 	}
-	tr := s.memIndex().Tree(x, f, t, dir == "bottomup")
+	tr := s.memIndex().Tree(x, sel, dir == "bottomup")
 	nodes := tr.Pruned(maxNodes)
 	return writeJSON(w, struct {
 		Pool     int                    `json:"pool"`
@@ -233,5 +253,5 @@ func (s *Server) apiMemTree(w http.ResponseWriter, r *http.Request) error {
 		Bytes    uint64                 `json:"bytes"`
 		AllNodes int                    `json:"all_nodes"`
 		Nodes    []analysis.MemTreeNode `json:"nodes"`
-	}{x.Pool, [...]string{"all", "active", "leaks"}[f], dir, tr.Count, tr.Bytes, len(tr.Nodes), nodes})
+	}{x.Pool, memFilterNames[sel.Filter], dir, tr.Count, tr.Bytes, len(tr.Nodes), nodes})
 }

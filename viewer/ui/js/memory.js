@@ -2,7 +2,9 @@
 // the allocations live then, all allocations or the leaks as a paged,
 // server-sorted table, and top-down / bottom-up call-stack trees by bytes
 // and count. Everything heavy is answered by the server's memory index.
-// #memory?pool=0&filter=all|active|leaks&t=NS&view=list|topdown|bottomup&sort=size&desc=1&offset=N
+// #memory?pool=0&filter=all|active|leaks|range&t=NS&t0=NS&t1=NS&view=list|topdown|bottomup&sort=size&desc=1&offset=N
+// (range: the allocations made in [t0, t1], taken from the timeline's
+// measured range, else the part of the trace the timeline shows).
 
 import * as api from "./api.js";
 import * as fmt from "./fmt.js";
@@ -54,9 +56,24 @@ export class Memory {
   seg(holder, items, cur, key) {
     holder.replaceChildren(
       ...items.map(([v, label, title]) =>
-        el("button", { class: "btn" + (v === cur ? " on" : ""), title, "aria-pressed": v === cur ? "true" : "false", dataset: { v }, onclick: () => this.update({ [key]: v, offset: null }) }, label),
+        el("button", { class: "btn" + (v === cur ? " on" : ""), title, "aria-pressed": v === cur ? "true" : "false", dataset: { v }, onclick: () => this.update(this.change(key, v)) }, label),
       ),
     );
+  }
+
+  // change is what a segment button changes; "range" takes the timeline's
+  // measured range (or its view) as the range.
+  change(key, v) {
+    const c = { [key]: v, offset: null };
+    if (key === "filter" && v === "range") {
+      const tl = window.__gotracy && window.__gotracy.timeline;
+      const s = tl && tl.sel && tl.sel.t0 !== tl.sel.t1 ? tl.sel : tl;
+      if (s) {
+        c.t0 = Math.round(Math.min(s.t0, s.t1));
+        c.t1 = Math.round(Math.max(s.t0, s.t1));
+      }
+    }
+    return c;
   }
 
   async show(params) {
@@ -88,11 +105,18 @@ export class Memory {
     let t = params.has("t") ? Number(params.get("t")) : null;
     if (filter === "active" && t === null) t = Math.round((lanes.first_time + lanes.last_time) / 2);
     this.poolSel.replaceChildren(...this.pools.map((p) => el("option", { value: p.pool, selected: p.pool === pool }, `${p.name} (${fmt.int(p.allocations)})`)));
-    this.seg(this.filterSel, [["all", "All allocations"], ["active", "Active at time", "live at the moment picked on the graph"], ["leaks", "Leaks", "never freed"]], filter, "filter");
+    this.seg(
+      this.filterSel,
+      [["all", "All allocations"], ["active", "Active at time", "live at the moment picked on the graph"], ["leaks", "Leaks", "never freed"], ["range", "In timeline range", "made in the range measured on the timeline (Shift+drag there), else the part it shows"]],
+      filter,
+      "filter",
+    );
+    const r0 = params.has("t0") ? Number(params.get("t0")) : lanes.first_time;
+    const r1 = params.has("t1") ? Number(params.get("t1")) : lanes.last_time;
     this.seg(this.viewSel, [["list", "List"], ["topdown", "Call tree (top-down)"], ["bottomup", "Call tree (bottom-up)"]], view, "view");
     const pi = this.pools[pool];
     let at = null;
-    if (t !== null) {
+    if (t !== null && filter === "active") {
       const st = await api.json("memory", { t });
       at = st[pool].at;
     }
@@ -104,28 +128,30 @@ export class Memory {
       c("Allocated in all", fmt.bytes(pi.total_bytes)),
       c("Peak usage", fmt.bytes(pi.peak)),
       c("Leaks (never freed)", `${fmt.int(pi.leaks)} · ${fmt.bytes(pi.leak_bytes)}`),
+      filter === "range" ? c("Range", `${fmt.time(r0 - lanes.first_time)} → ${fmt.time(r1 - lanes.first_time)}`) : null,
       at ? c("Live at " + fmt.time(t - lanes.first_time), `${fmt.int(at.live)} · ${fmt.bytes(at.live_bytes)}`, "allocations made at or before the moment and not yet freed") : null,
       ].filter(Boolean),
     );
-    this.drawGraph(pi, t);
+    this.drawGraph(pi, filter === "active" ? t : null, filter === "range" ? [r0, r1] : null);
     this.stack.hidden = true;
-    const tp = filter === "active" ? t : null;
-    if (view === "list") await this.showList(pool, filter, tp, sort, desc, offset);
-    else await this.showTree(pool, filter, tp, view);
+    const sel = { filter, t: filter === "active" ? t : null, t0: filter === "range" ? r0 : null, t1: filter === "range" ? r1 : null };
+    if (view === "list") await this.showList(pool, sel, sort, desc, offset);
+    else await this.showTree(pool, sel, view);
   }
 
-  async showList(pool, filter, t, sort, desc, offset) {
+  async showList(pool, sel, sort, desc, offset) {
+    const filter = sel.filter;
     this.ac && this.ac.abort();
     this.ac = new AbortController();
     let a;
     try {
-      a = await api.json("memlist", { pool, filter, t, sort, desc: desc ? 1 : 0, offset, limit: PAGE }, this.ac.signal);
+      a = await api.json("memlist", { pool, ...sel, sort, desc: desc ? 1 : 0, offset, limit: PAGE }, this.ac.signal);
     } catch (e) {
       if (e.name !== "AbortError") this.holder.replaceChildren(el("div", { class: "error" }, e.message));
       return;
     }
     const first = this.store.lanes.first_time;
-    this.summary.textContent = `${fmt.int(a.total)} allocation${a.total === 1 ? "" : "s"}` + (filter === "active" ? " live" : filter === "leaks" ? " never freed" : "");
+    this.summary.textContent = `${fmt.int(a.total)} allocation${a.total === 1 ? "" : "s"}` + (filter === "active" ? " live" : filter === "leaks" ? " never freed" : filter === "range" ? " made in the range" : "");
     const cols = [
       { key: "time", label: "Allocated", num: true, value: (r) => r.alloc, fmt: (v) => fmt.time(v - first) },
       { key: "size", label: "Size", num: true, value: (r) => r.size, fmt: fmt.bytes },
@@ -186,10 +212,10 @@ export class Memory {
     body.append(el("h3", null, "Allocation call stack"), t);
   }
 
-  async showTree(pool, filter, t, view) {
+  async showTree(pool, sel, view) {
     let a;
     try {
-      a = await api.json("memtree", { pool, filter, t, dir: view, max: 2000 });
+      a = await api.json("memtree", { pool, ...sel, dir: view, max: 2000 });
     } catch (e) {
       this.holder.replaceChildren(el("div", { class: "error" }, e.message));
       return;
@@ -241,7 +267,7 @@ export class Memory {
     render();
   }
 
-  async drawGraph(pool, t) {
+  async drawGraph(pool, t, range) {
     const lanes = this.store.lanes;
     const box = this.canvas.parentElement;
     const w = Math.max(200, box.clientWidth || 800);
@@ -282,7 +308,11 @@ export class Memory {
     ctx.fillStyle = "#9aa0aa";
     ctx.font = "11px system-ui, sans-serif";
     ctx.fillText("peak " + fmt.bytes(pool.peak), 6, 12);
-    if (t !== null) {
+    if (range) {
+      ctx.fillStyle = "rgba(230,162,60,0.18)";
+      ctx.fillRect(x(range[0]), 0, Math.max(2, x(range[1]) - x(range[0])), h);
+    }
+    if (t !== null && !range) {
       ctx.fillStyle = "#e6a23c";
       ctx.fillRect(Math.round(x(t)), 0, 2, h);
     }
