@@ -214,6 +214,33 @@ func TestAPILockStatsAgainstEvents(t *testing.T) {
 		}
 	})
 	t.Run("small", func(t *testing.T) { check(t, smallTrace(t)) })
+	t.Run("shared", func(t *testing.T) {
+		// A and B hold it shared, C waits for it exclusively.
+		bl := model.NewBuilder()
+		for _, tid := range []uint64{1, 2, 3} {
+			bl.Thread(tid)
+		}
+		bl.LockAnnounce(7, 0, model.LockSharedLockable, 0)
+		for _, e := range []struct {
+			tid uint64
+			t   int64
+			typ uint8
+		}{
+			{1, 100, model.LockWaitShared}, {1, 110, model.LockObtainShared}, {2, 120, model.LockWaitShared}, {2, 125, model.LockObtainShared},
+			{3, 130, model.LockWait}, {1, 200, model.LockReleaseShared}, {2, 260, model.LockReleaseShared}, {3, 260, model.LockObtain}, {3, 300, model.LockRelease},
+		} {
+			bl.LockEvent(7, e.tid, e.t, e.typ, 0)
+		}
+		bl.Observe(400)
+		tr := bl.Finish()
+		check(t, tr)
+		var st []lockStat
+		getJSON(t, newTestServer(t, tr), "/api/v1/lockstats", &st)
+		// held 90+135+40, waited 10+5+130, contended A 5+70 and B 130.
+		if len(st) != 1 || !st[0].Shared || st[0].Acquisitions != 3 || st[0].HeldNs != 265 || st[0].WaitNs != 145 || st[0].ContendedNs != 205 || st[0].MaxWaitNs != 130 {
+			t.Errorf("shared lock: %+v", st)
+		}
+	})
 	t.Run("demo", func(t *testing.T) {
 		tr := loadFixture(t, "demo.tracy")
 		check(t, tr)
