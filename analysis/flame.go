@@ -32,9 +32,24 @@ type Flame struct {
 
 // ZoneFlame aggregates the zones of thread th (-1: all threads) that
 // overlap [t0, t1] by call path (their nesting), each zone counting only
-// its time inside the range. A zone that never ended runs to the trace's
-// end. Subtrees outside the range are skipped whole.
+// its time inside the range. A zone that never ended runs to its parent's
+// end (a root: the trace's end). Subtrees outside the range are skipped
+// whole.
 func ZoneFlame(t *model.Trace, t0, t1 int64, th int) *Flame {
+	return ZoneFlameFrom(t, t0, t1, th, nil)
+}
+
+// Ancestors returns the chain of zone i's ancestors in thread th, outermost
+// first (the viewer answers it from its level-of-detail index).
+type Ancestors func(th int, i int) []int
+
+// ZoneFlameFrom is ZoneFlame that, given anc, starts each thread's walk at
+// the range instead of at its first zone: zones are in pre-order, so their
+// starts never decrease and the first zone starting in the range is a
+// binary search away; the zones before it that still overlap the range are
+// that zone's predecessor and its ancestors. A narrow range of a 10M-zone
+// thread then costs what the range holds.
+func ZoneFlameFrom(t *model.Trace, t0, t1 int64, th int, anc Ancestors) *Flame {
 	type stackEnt struct {
 		next int
 		node int32
@@ -45,51 +60,96 @@ func ZoneFlame(t *model.Trace, t0, t1 int64, th int) *Flame {
 	st := model.NewSrcLocTable(t)
 	var stack []stackEnt
 	var zones uint64
+	var zl *model.ZoneList
+	// visit adds zone i (if it overlaps the range) under the open stack and
+	// returns the index to go on from.
+	visit := func(i int) int {
+		for len(stack) > 0 && i >= stack[len(stack)-1].next {
+			stack = stack[:len(stack)-1]
+		}
+		z := zl.At(i)
+		next := max(int(z.Next()), i+1)
+		s, e := z.Start(), z.End()
+		if e < 0 {
+			e = last
+			if len(stack) > 0 {
+				e = stack[len(stack)-1].end
+			}
+		}
+		if s > t1 {
+			// Starts never decrease in pre-order: nothing after this
+			// zone is in the range either.
+			return math.MaxInt
+		}
+		if e < t0 || (e == t0 && s < e) || (s == t1 && s < e) {
+			return next
+		}
+		d := min(e, t1) - max(s, t0)
+		parent := int32(-1)
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1].node
+		}
+		id := b.child(parent, uint64(uint16(z.SrcLoc)), func() FlameNode {
+			sl, _ := st.Get(z.SrcLoc)
+			return FlameNode{Name: t.SrcLocName(sl), SrcLoc: z.SrcLoc, File: t.RefString(sl.File), Line: sl.Line}
+		})
+		nd := &b.nodes[id]
+		nd.Count++
+		zones++
+		nd.Total += d
+		nd.Self += d
+		if parent >= 0 {
+			b.nodes[parent].Self -= d
+		}
+		if next > i+1 {
+			stack = append(stack, stackEnt{next, id, e})
+		}
+		return i + 1
+	}
 	for ti := range t.Threads {
 		if th >= 0 && ti != th {
 			continue
 		}
-		zl := &t.Threads[ti].Zones
+		zl = &t.Threads[ti].Zones
 		n := zl.Len()
 		stack = stack[:0]
-		for i := 0; i < n; {
-			for len(stack) > 0 && i >= stack[len(stack)-1].next {
-				stack = stack[:len(stack)-1]
-			}
-			z := zl.At(i)
-			next := max(int(z.Next()), i+1)
-			s, e := z.Start(), z.End()
-			if e < 0 {
-				e = last
-				if len(stack) > 0 {
-					e = stack[len(stack)-1].end
+		i := 0
+		if anc != nil && n > 0 && zl.At(0).Start() < t0 {
+			// j: the first zone starting at or after t0.
+			lo, hi := 0, n
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if zl.At(m).Start() < t0 {
+					lo = m + 1
+				} else {
+					hi = m
 				}
 			}
-			if e < t0 || s > t1 || (e == t0 && s < e) || (s == t1 && s < e) {
-				i = next
-				continue
+			j := lo
+			if j > 0 {
+				chain := append(anc(ti, j-1), j-1)
+				for _, c := range chain {
+					if c < 0 || c >= n {
+						chain = nil // a bad answer: walk from the start
+						break
+					}
+				}
+				if chain != nil {
+					// The chain is nested; once one is outside the range so
+					// is the rest, and its subtree is skipped as the walk
+					// would.
+					i = j
+					for _, c := range chain {
+						if nx := visit(c); nx != c+1 {
+							i = max(j, nx)
+							break
+						}
+					}
+				}
 			}
-			d := min(e, t1) - max(s, t0)
-			parent := int32(-1)
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1].node
-			}
-			id := b.child(parent, uint64(uint16(z.SrcLoc)), func() FlameNode {
-				sl, _ := st.Get(z.SrcLoc)
-				return FlameNode{Name: t.SrcLocName(sl), SrcLoc: z.SrcLoc, File: t.RefString(sl.File), Line: sl.Line}
-			})
-			nd := &b.nodes[id]
-			nd.Count++
-			zones++
-			nd.Total += d
-			nd.Self += d
-			if parent >= 0 {
-				b.nodes[parent].Self -= d
-			}
-			if next > i+1 {
-				stack = append(stack, stackEnt{next, id, e})
-			}
-			i++
+		}
+		for i < n {
+			i = visit(i)
 		}
 	}
 	f := b.finish()

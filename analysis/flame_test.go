@@ -1,6 +1,7 @@
 package analysis_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gotracy/gotracy/analysis"
@@ -73,7 +74,15 @@ func TestZoneFlameBuilt(t *testing.T) {
 // 10 M zones, whole and a tenth of it (the page caches the whole one).
 func BenchmarkZoneFlameHeavy10m(b *testing.B) {
 	t := heavy10m(b)
-	last := t.Metadata.LastTime
+	zl := &t.Threads[0].Zones
+	for i := range t.Threads {
+		if t.Threads[i].Zones.Len() > zl.Len() {
+			zl = &t.Threads[i].Zones
+		}
+	}
+	n := zl.Len()
+	// Ranges by zone count (the capture's tail after the zones is idle).
+	at := func(k int) int64 { return zl.At(k).Start() }
 	b.Run("whole", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -84,7 +93,72 @@ func BenchmarkZoneFlameHeavy10m(b *testing.B) {
 	b.Run("tenth", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			analysis.ZoneFlame(t, last/2, last/2+last/10, -1)
+			analysis.ZoneFlame(t, at(n/2), at(n/2+n/10), -1)
 		}
 	})
+	// heavy10m's zones are all roots: their ancestor chains are empty.
+	noAnc := func(th, i int) []int { return nil }
+	b.Run("tenth-from", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			analysis.ZoneFlameFrom(t, at(n/2), at(n/2+n/10), -1, noAnc)
+		}
+	})
+	b.Run("thousandth-from", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			analysis.ZoneFlameFrom(t, at(n/2), at(n/2+n/1000), -1, noAnc)
+		}
+	})
+}
+
+// TestZoneFlameFromEqualsWalk: starting the walk at the range (with the
+// ancestors of its first zone) gives the same graph as walking from the
+// first zone, for ranges whose ends fall on zone starts and ends exactly.
+func TestZoneFlameFromEqualsWalk(t *testing.T) {
+	tr := deepTrace(100, 9)
+	parents := make([][]int, len(tr.Threads))
+	var times []int64
+	for ti := range tr.Threads {
+		zl := &tr.Threads[ti].Zones
+		parents[ti] = make([]int, zl.Len())
+		var stack []int
+		model.Walk(zl, func(i, depth int) bool {
+			stack = append(stack[:depth], i)
+			parents[ti][i] = -1
+			if depth > 0 {
+				parents[ti][i] = stack[depth-1]
+			}
+			if i%97 == 0 {
+				z := zl.At(i)
+				times = append(times, z.Start(), z.End(), z.Start()+1)
+			}
+			return true
+		})
+	}
+	anc := func(th, i int) []int {
+		var chain []int
+		for p := parents[th][i]; p >= 0; p = parents[th][p] {
+			chain = append([]int{p}, chain...)
+		}
+		return chain
+	}
+	r := rand.New(rand.NewPCG(4, 4))
+	for k := 0; k < 200; k++ {
+		a, b := times[r.IntN(len(times))], times[r.IntN(len(times))]
+		if a > b {
+			a, b = b, a
+		}
+		th := r.IntN(len(tr.Threads)+1) - 1
+		want := analysis.ZoneFlame(tr, a, b, th)
+		got := analysis.ZoneFlameFrom(tr, a, b, th, anc)
+		if got.Total != want.Total || got.Count != want.Count || len(got.Nodes) != len(want.Nodes) {
+			t.Fatalf("[%d, %d] thread %d: total %d count %d nodes %d, the walk gives %d %d %d", a, b, th, got.Total, got.Count, len(got.Nodes), want.Total, want.Count, len(want.Nodes))
+		}
+		for i := range want.Nodes {
+			if got.Nodes[i] != want.Nodes[i] {
+				t.Fatalf("[%d, %d] node %d: %+v, want %+v", a, b, i, got.Nodes[i], want.Nodes[i])
+			}
+		}
+	}
 }

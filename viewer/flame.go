@@ -29,7 +29,14 @@ func (s *Server) flame(k flameKey) *analysis.Flame {
 	if k.samples {
 		f = analysis.SampleFlame(s.t, k.t0, k.t1, k.thread)
 	} else {
-		f = analysis.ZoneFlame(s.t, k.t0, k.t1, k.thread)
+		f = analysis.ZoneFlameFrom(s.t, k.t0, k.t1, k.thread, func(th, i int) []int {
+			chain := s.ancestors(th, uint32(i))
+			out := make([]int, len(chain))
+			for j, c := range chain {
+				out[j] = int(c)
+			}
+			return out
+		})
 	}
 	d.flameMu.Lock()
 	if d.flameWhole == nil || len(d.flameWhole) >= flameCacheMax {
