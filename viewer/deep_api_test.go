@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"testing"
@@ -86,6 +87,7 @@ func TestAPIMemoryDemo(t *testing.T) {
 			t.Errorf("pool %d tree: %d allocations %d bytes, want %d and %d", i, tree.Count, tree.Bytes, len(mp.Events), b)
 		}
 	}
+	checkMemZones(t, ts, tr)
 	if all != 120 || bytes != 75640 {
 		t.Errorf("the demo made 120 allocations of 75,640 bytes (fixtures README); the API says %d of %d", all, bytes)
 	}
@@ -469,6 +471,11 @@ func TestAPIFlameSamplesAndSource(t *testing.T) {
 	}
 }
 
+func TestAPIMemoryZonesSynthetic(t *testing.T) {
+	tr := deepSynth(t)
+	checkMemZones(t, newTestServer(t, tr), tr)
+}
+
 func TestAPIDeepBadParameters(t *testing.T) {
 	ts := newTestServer(t, deepSynth(t))
 	for _, q := range []string{
@@ -506,5 +513,50 @@ func TestDeepCachesDrop(t *testing.T) {
 	g := s.flame(flameKey{t0: -1 << 62, t1: 1 << 62, thread: -1})
 	if g == f || g.Total != f.Total || len(g.Nodes) != len(f.Nodes) {
 		t.Errorf("flame after drop: same pointer %v, totals %d vs %d", g == f, g.Total, f.Total)
+	}
+}
+
+// checkMemZones: each listed allocation's zone is the deepest zone of the
+// allocating thread running at that moment, found by walking every zone.
+func checkMemZones(t *testing.T, ts *httptest.Server, tr *model.Trace) {
+	t.Helper()
+	for i := range tr.MemPools {
+		var l memList
+		getJSON(t, ts, fmt.Sprintf("/api/v1/memlist?pool=%d&limit=1000", i), &l)
+		named := 0
+		for _, r := range l.Rows {
+			th := -1
+			for k := range tr.Threads {
+				if tr.Threads[k].ID == r.Thread {
+					th = k
+				}
+			}
+			want, wantDepth := -1, -1
+			if th >= 0 {
+				zl := &tr.Threads[th].Zones
+				model.Walk(zl, func(j, depth int) bool {
+					z := zl.At(j)
+					e := z.End()
+					if e < 0 {
+						e = tr.Metadata.LastTime
+					}
+					if z.Start() <= r.Alloc && r.Alloc <= e && depth > wantDepth {
+						want, wantDepth = j, depth
+					}
+					return true
+				})
+			}
+			switch {
+			case want < 0 && r.Zone != nil:
+				t.Errorf("pool %d allocation %d: zone %+v, no zone runs then", i, r.Index, r.Zone)
+			case want >= 0 && (r.Zone == nil || r.Zone.Thread != th || int(r.Zone.Index) != want):
+				t.Errorf("pool %d allocation %d: zone %+v, the walk finds %d:%d", i, r.Index, r.Zone, th, want)
+			case want >= 0:
+				named++
+			}
+		}
+		if named == 0 {
+			t.Errorf("pool %d: no allocation inside a zone; every test trace allocates inside zones", i)
+		}
 	}
 }

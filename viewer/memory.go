@@ -148,18 +148,68 @@ func memFilter(p *params) analysis.MemSelect {
 }
 
 type memRow struct {
-	Index       uint32 `json:"index"` // position in the pool's allocation order
-	Ptr         uint64 `json:"ptr"`
-	Size        uint64 `json:"size"`
-	Alloc       int64  `json:"alloc"`
-	Free        int64  `json:"free"`     // -1 = never freed
-	Lifetime    int64  `json:"lifetime"` // -1 = never freed
-	Thread      uint64 `json:"thread"`   // id of the allocating thread
-	ThreadName  string `json:"thread_name"`
-	FreeThread  uint64 `json:"free_thread"`
-	CallStack   uint32 `json:"callstack"` // allocation call stack for /api/v1/callstack, 0 = none
-	FreeStack   uint32 `json:"free_callstack"`
-	TopFunction string `json:"top_function,omitempty"` // innermost resolved function of the allocation's stack
+	Index       uint32   `json:"index"` // position in the pool's allocation order
+	Ptr         uint64   `json:"ptr"`
+	Size        uint64   `json:"size"`
+	Alloc       int64    `json:"alloc"`
+	Free        int64    `json:"free"`     // -1 = never freed
+	Lifetime    int64    `json:"lifetime"` // -1 = never freed
+	Thread      uint64   `json:"thread"`   // id of the allocating thread
+	ThreadName  string   `json:"thread_name"`
+	FreeThread  uint64   `json:"free_thread"`
+	CallStack   uint32   `json:"callstack"` // allocation call stack for /api/v1/callstack, 0 = none
+	FreeStack   uint32   `json:"free_callstack"`
+	TopFunction string   `json:"top_function,omitempty"` // innermost resolved function of the allocation's stack
+	Zone        *memZone `json:"zone,omitempty"`         // the innermost zone of the allocating thread at the allocation
+}
+
+// memZone names a zone for /api/v1/zone?thread=&index=.
+type memZone struct {
+	Thread int    `json:"thread"`
+	Index  uint32 `json:"index"`
+	Name   string `json:"name"`
+}
+
+// zoneAt is the innermost zone of thread th covering t. Starts never
+// decrease in pre-order, so the last zone starting at or before t is the
+// innermost candidate; if it ended before t, the answer is its innermost
+// ancestor still running at t.
+func (s *Server) zoneAt(th int, t int64) *memZone {
+	if th < 0 {
+		return nil
+	}
+	zl := &s.t.Threads[th].Zones
+	lo, hi := 0, zl.Len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if zl.At(m).Start() <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	j := lo - 1
+	if j < 0 {
+		return nil
+	}
+	covers := func(i int) bool {
+		e, _ := s.zoneEnd(zl.At(i))
+		return e >= t
+	}
+	if !covers(j) {
+		chain := s.ancestors(th, uint32(j))
+		j = -1
+		for k := len(chain) - 1; k >= 0; k-- {
+			if covers(int(chain[k])) {
+				j = int(chain[k])
+				break
+			}
+		}
+		if j < 0 {
+			return nil
+		}
+	}
+	return &memZone{Thread: th, Index: uint32(j), Name: s.t.ZoneName(zl.At(j))}
 }
 
 const memPageMax = 1000
@@ -191,6 +241,7 @@ func (s *Server) apiMemList(w http.ResponseWriter, r *http.Request) error {
 			row.FreeThread = s.t.LocalThread(e.ThreadFree)
 		}
 		row.TopFunction = s.topFunction(e.CSAlloc)
+		row.Zone = s.zoneAt(s.threadOfID(row.Thread), e.TimeAlloc)
 		rows = append(rows, row)
 	}
 	return writeJSON(w, struct {

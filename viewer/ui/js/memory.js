@@ -159,6 +159,13 @@ export class Memory {
       { key: "lifetime", label: "Lifetime", num: true, value: (r) => r.lifetime, fmt: (v) => (v < 0 ? "never freed" : fmt.time(v)) },
       { key: "free", label: "Freed", num: true, value: (r) => r.free, fmt: (v) => (v < 0 ? "—" : fmt.time(v - first)) },
       { key: "thread", label: "Thread", sortable: false, fmt: (v, r) => r.thread_name || String(v) },
+      {
+        key: "zone",
+        label: "Zone",
+        sortable: false,
+        value: (r) => (r.zone ? r.zone.name : null),
+        fmt: (v, r) => (r.zone ? el("a", { href: `#zone=${r.zone.thread}:${r.zone.index}`, onclick: (e) => e.stopPropagation(), title: "the innermost zone of the allocating thread when it allocated" }, v) : ""),
+      },
       { key: "top_function", label: "Allocated in", sortable: false, cls: "mono dim", fmt: (v, r) => v || (r.callstack ? "stack " + r.callstack : "no call stack") },
     ];
     const tbl = table(cols, a.rows, {
