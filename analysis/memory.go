@@ -263,6 +263,19 @@ func (x *MemPoolIndex) UsageAt(t int64) MemUsage {
 	return MemUsage{Time: t, Allocations: uint64(a), Frees: uint64(f), Live: uint64(a - f), LiveBytes: x.cumAlloc[a] - x.freeCum[f]}
 }
 
+// Span is the time of the pool's first allocation and of its last event
+// (allocation or free); 0, 0 for an empty pool.
+func (x *MemPoolIndex) Span() (first, last int64) {
+	if x.n == 0 {
+		return 0, 0
+	}
+	first, last = x.Events[0].TimeAlloc, x.Events[x.n-1].TimeAlloc
+	if len(x.freeT) > 0 {
+		last = max(last, x.freeT[len(x.freeT)-1])
+	}
+	return first, last
+}
+
 // Len is the number of allocations of the pool.
 func (x *MemPoolIndex) Len() int { return x.n }
 

@@ -49,6 +49,13 @@ func TestAPIMemoryDemo(t *testing.T) {
 				leaks++
 			}
 		}
+		first, last := int64(1<<62), int64(-1<<62)
+		for _, e := range mp.Events {
+			first, last = min(first, e.TimeAlloc), max(last, e.TimeAlloc, e.TimeFree)
+		}
+		if p.First != first || p.Last != last {
+			t.Errorf("pool %d spans %d..%d, the events %d..%d", i, p.First, p.Last, first, last)
+		}
 		if p.Allocations != len(mp.Events) || p.TotalBytes != b || p.Leaks != leaks {
 			t.Errorf("pool %d: %+v; the model has %d events, %d bytes, %d never freed", i, p, len(mp.Events), b, leaks)
 		}

@@ -56,6 +56,8 @@ type memPoolJSON struct {
 	TotalBytes  uint64             `json:"total_bytes"` // sum of all allocation sizes
 	Peak        float64            `json:"peak"`        // highest usage (bytes), from the pool's memory plot
 	Plot        int                `json:"plot"`        // id of the pool's memory plot for /api/v1/plot, -1 = none
+	First       int64              `json:"first"`       // first allocation
+	Last        int64              `json:"last"`        // last allocation or free
 	Low         uint64             `json:"low"`
 	High        uint64             `json:"high"`
 	At          *analysis.MemUsage `json:"at,omitempty"` // the pool at ?t=
@@ -79,6 +81,7 @@ func (s *Server) apiMemory(w http.ResponseWriter, r *http.Request) error {
 		leaks, lb := x.Leaks()
 		j := memPoolJSON{Pool: x.Pool, Name: x.Name, Allocations: x.Len(), Frees: x.Len() - leaks, Leaks: leaks, LeakBytes: lb,
 			TotalBytes: x.TotalBytes(), Plot: -1, Low: pool.Low, High: pool.High}
+		j.First, j.Last = x.Span()
 		if j.Low > j.High {
 			j.Low = 0
 		}

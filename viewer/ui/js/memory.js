@@ -132,7 +132,9 @@ export class Memory {
       at ? c("Live at " + fmt.time(t - lanes.first_time), `${fmt.int(at.live)} · ${fmt.bytes(at.live_bytes)}`, "allocations made at or before the moment and not yet freed") : null,
       ].filter(Boolean),
     );
-    this.drawGraph(pi, filter === "active" ? t : null, filter === "range" ? [r0, r1] : null);
+    this.drawGraph(pi, filter === "active" ? t : null, filter === "range" ? [r0, r1] : null).catch((e) => {
+      this.graphNote.textContent = "The usage graph could not load: " + e.message;
+    });
     this.stack.hidden = true;
     const sel = { filter, t: filter === "active" ? t : null, t0: filter === "range" ? r0 : null, t1: filter === "range" ? r1 : null };
     if (view === "list") await this.showList(pool, sel, sort, desc, offset);
@@ -284,8 +286,15 @@ export class Memory {
     this.canvas.height = h * dpr;
     this.canvas.style.width = w + "px";
     this.canvas.style.height = h + "px";
-    const t0 = lanes.first_time;
-    const t1 = Math.max(lanes.last_time, t0 + 1);
+    // The pool's own span (a little padded): a pool used for a moment of a
+    // long trace still fills the graph.
+    let t0 = lanes.first_time;
+    let t1 = Math.max(lanes.last_time, t0 + 1);
+    if (pool.allocations > 0 && pool.last > pool.first) {
+      const pad = (pool.last - pool.first) * 0.03;
+      t0 = Math.max(t0, Math.floor(pool.first - pad));
+      t1 = Math.min(t1, Math.ceil(pool.last + pad));
+    }
     this.graph = { t0, t1 };
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -315,6 +324,8 @@ export class Memory {
     ctx.fillStyle = "#9aa0aa";
     ctx.font = "11px system-ui, sans-serif";
     ctx.fillText("peak " + fmt.bytes(pool.peak), 6, 12);
+    const span = fmt.time(t0 - lanes.first_time) + " → " + fmt.time(t1 - lanes.first_time);
+    ctx.fillText(span, w - 6 - ctx.measureText(span).width, 12);
     if (range) {
       ctx.fillStyle = "rgba(230,162,60,0.18)";
       ctx.fillRect(x(range[0]), 0, Math.max(2, x(range[1]) - x(range[0])), h);
