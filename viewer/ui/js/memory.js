@@ -305,13 +305,19 @@ export class Memory {
     const max = Math.max(pool.peak, 1);
     const x = (tt) => ((tt - t0) / (t1 - t0)) * w;
     const y = (v) => h - 4 - (v / max) * (h - 14);
+    // Usage is a step function: hold the last value until the next
+    // bucket, rise to the bucket's peak, fall to its last value.
     ctx.beginPath();
     ctx.moveTo(0, h);
     let last = 0;
+    ctx.lineTo(0, y(last));
     for (const b of a.buckets) {
-      ctx.lineTo(x(b.start), y(last));
-      ctx.lineTo(x(b.start), y(b.max));
-      ctx.lineTo(Math.max(x(b.end), x(b.start) + 1), y(b.max));
+      const xs = Math.max(0, x(b.start));
+      const xe = Math.max(x(b.end), xs + 1);
+      ctx.lineTo(xs, y(last));
+      ctx.lineTo(xs, y(b.max));
+      ctx.lineTo(xe, y(b.max));
+      ctx.lineTo(xe, y(b.close));
       last = b.close;
     }
     ctx.lineTo(w, y(last));
