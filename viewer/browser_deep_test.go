@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp/kb"
+
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/internal/synthtrace"
 	"github.com/gotracy/gotracy/model"
@@ -76,6 +78,17 @@ func testBrowserDeepDemo(t *testing.T) {
 	b.eval(`document.querySelector('#mem-table tbody tr').click()`, nil)
 	b.waitFor("the allocation's call stack", `document.querySelectorAll('#mem-callstack tbody tr').length > 0`)
 	b.shot("02-memory-callstack")
+	// Frames in files the trace holds (std_mutex.h) link to the source view,
+	// opened at the frame's line.
+	var href string
+	b.eval(`(document.querySelector('#mem-callstack a') || {}).getAttribute?.('href') || ""`, &href)
+	if !strings.HasPrefix(href, "#source?file=") || !strings.Contains(href, "line=") {
+		t.Errorf("call stack source link %q", href)
+	} else {
+		b.eval(`document.querySelector('#mem-callstack a').click()`, nil)
+		b.waitFor("the frame's source line", `!!document.querySelector('#source-table tr.hit')`)
+		b.shot("02b-callstack-source")
+	}
 	// Clicking the usage graph lists what was live at that moment.
 	e := tr.MemPools[1].Events[10]
 	b.open(fmt.Sprintf("#memory?pool=1&filter=active&t=%d", e.TimeAlloc))
@@ -147,6 +160,10 @@ func testBrowserDeepDemo(t *testing.T) {
 	b.eval(fmt.Sprintf(`document.querySelector('.fnode[data-id="%s"]').click()`, wf.ID), nil)
 	b.waitFor("the zoomed flame graph", `location.hash.includes('root=`+wf.ID+`') && document.querySelectorAll('.crumbs a').length === 2 && document.querySelector('.fnode').dataset.name === 'worker_frame'`)
 	b.shot("08-flame-zoomed")
+	b.key(kb.Escape) // zooms out
+	b.waitFor("back to the whole graph by Esc", `!location.hash.includes('root=') && document.querySelectorAll('.crumbs a').length === 1`)
+	b.eval(fmt.Sprintf(`document.querySelector('.fnode[data-id="%s"]').click()`, wf.ID), nil)
+	b.waitFor("zoomed again", `location.hash.includes('root=`+wf.ID+`')`)
 	b.eval(`document.querySelector('.crumbs a').click()`, nil)
 	b.waitFor("back to the whole graph", `!location.hash.includes('root=') && document.querySelectorAll('.crumbs a').length === 1`)
 

@@ -56,6 +56,16 @@ export class Flame {
       this.tip.style.top = e.clientY - r.top + this.graph.offsetTop + 16 + "px";
     });
     this.graph.addEventListener("mouseleave", () => (this.tip.hidden = true));
+    // Esc (or Backspace) zooms out one level, as the breadcrumb's last link.
+    document.addEventListener("keydown", (e) => {
+      if (document.body.dataset.view !== "flame" || e.target.closest("input, textarea, select") || !this.data) return;
+      if (e.key !== "Escape" && e.key !== "Backspace") return;
+      const root = this.params && this.params.has("root") ? Number(this.params.get("root")) : -1;
+      if (root < 0) return;
+      e.preventDefault();
+      const up = this.data.path.length ? this.data.path[this.data.path.length - 1].id : null;
+      this.update({ root: up });
+    });
   }
 
   update(change) {

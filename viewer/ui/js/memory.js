@@ -209,16 +209,24 @@ export class Memory {
       body.append(el("p", { class: "dim" }, "No call stack was recorded for this allocation (TracyAllocS records one)."));
       return;
     }
-    const cs = await api.json("callstack", { id: r.callstack });
+    const [cs, files] = await Promise.all([api.json("callstack", { id: r.callstack }), this.sourceFiles()]);
+    const held = new Set(files.map((f) => f.file));
     const rows = [];
     cs.frames.forEach((f, i) => {
       if (!f.inlines.length) rows.push({ n: i, name: "0x" + BigInt(f.addr).toString(16), loc: f.image });
-      f.inlines.forEach((x, j) => rows.push({ n: j ? "" : i, name: x.name, loc: fmt.location(x.file, x.line), inline: j > 0 }));
+      f.inlines.forEach((x, j) => rows.push({ n: j ? "" : i, name: x.name, loc: fmt.location(x.file, x.line), file: x.file, line: x.line, inline: j > 0 }));
     });
-    const t = table([{ key: "n", label: "#", num: true }, { key: "name", label: "Function", cls: "mono" }, { key: "loc", label: "Location", cls: "mono dim" }], rows, { rowClass: (x) => (x.inline ? "inline" : "") });
+    // A frame whose file the trace holds links to the source view.
+    const loc = (v, x) => (x.file && held.has(x.file) ? el("a", { href: "#source?" + new URLSearchParams({ file: x.file, line: x.line }) }, v) : v);
+    const t = table([{ key: "n", label: "#", num: true }, { key: "name", label: "Function", cls: "mono" }, { key: "loc", label: "Location", cls: "mono dim", fmt: loc }], rows, { rowClass: (x) => (x.inline ? "inline" : "") });
     t.classList.add("compact", "callstack");
     t.id = "mem-callstack";
     body.append(el("h3", null, "Allocation call stack"), t);
+  }
+
+  async sourceFiles() {
+    if (!this.sources) this.sources = await api.json("sources").catch(() => []);
+    return this.sources;
   }
 
   async showTree(pool, sel, view) {
