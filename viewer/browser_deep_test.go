@@ -237,6 +237,19 @@ func testBrowserDeepSynth(t *testing.T) {
 	b.waitFor("the zoomed range graph", `location.hash.includes('root=') && location.hash.includes('t0=') && document.querySelector('.flame-root').textContent.includes('find these zones')`)
 	b.shot("04c-flame-range-zoomed")
 
+	// On the timeline, F opens the flame graph of the measured range and
+	// M the allocations made in it.
+	b.open("#timeline")
+	b.waitDrawn()
+	b.eval(fmt.Sprintf(`(() => { const tl = __gotracy.timeline; tl.sel = {t0: %d, t1: %d}; tl.hooks.onSelect(tl.sel); tl.draw(); tl.canvas.focus(); return true })()`, t0, t1), nil)
+	b.key("f")
+	b.waitFor("the flame graph of the selection", fmt.Sprintf(`location.hash.startsWith('#flame') && location.hash.includes('t0=%d') && document.querySelectorAll('.fnode').length > 0`, t0))
+	b.open("#timeline")
+	b.waitDrawn()
+	b.eval(fmt.Sprintf(`(() => { const tl = __gotracy.timeline; tl.sel = {t0: %d, t1: %d}; tl.hooks.onSelect(tl.sel); tl.canvas.focus(); return true })()`, r0, r1), nil)
+	b.key("m")
+	b.waitFor("the allocations of the selection", fmt.Sprintf(`location.hash.startsWith('#memory') && location.hash.includes('filter=range') && (document.querySelector('#mem-page') || {}).textContent === "1–100 of %s"`, commas(madeIn)))
+
 	b.open("#locks?lock=1")
 	b.waitFor("the lock detail", `document.querySelectorAll('#locks-table tbody tr').length === 3 && !!document.querySelector('#lock-worst')`)
 	b.shot("05-locks")

@@ -111,7 +111,7 @@ async function boot() {
       selInfo.hidden = false;
       const a = Math.min(sel.t0, sel.t1);
       const b = Math.max(sel.t0, sel.t1);
-      selInfo.textContent = `Selection ${fmt.time(b - a)} · ${fmt.time(a - lanes.first_time)} → ${fmt.time(b - lanes.first_time)} · Z to zoom, Esc to clear`;
+      selInfo.textContent = `Selection ${fmt.time(b - a)} · ${fmt.time(a - lanes.first_time)} → ${fmt.time(b - lanes.first_time)} · Z to zoom, F flame graph, M allocations, Esc to clear`;
     },
     onError: (e) => showError(e.message),
     onMessages: (first) => nav.go("messages", new URLSearchParams({ offset: first })),
@@ -239,6 +239,14 @@ async function boot() {
     }
     if (e.key === "Escape" && !help.hidden) {
       help.hidden = true;
+      return;
+    }
+    // F / M: the flame graph / the allocations of the measured range.
+    const k = e.key.toLowerCase();
+    if ((k === "f" || k === "m") && tl.sel && tl.sel.t0 !== tl.sel.t1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      const a = Math.round(Math.min(tl.sel.t0, tl.sel.t1));
+      const b = Math.round(Math.max(tl.sel.t0, tl.sel.t1));
+      nav.go(k === "f" ? "flame" : "memory", new URLSearchParams(k === "f" ? { t0: a, t1: b } : { filter: "range", t0: a, t1: b }));
       return;
     }
     if (e.target !== tl.canvas) tl.onKey(e);
