@@ -394,6 +394,18 @@ func ParseMemSort(s string) (int, error) {
 	return 0, fmt.Errorf("memory sort must be one of time, size, lifetime, address, free, got %q", s)
 }
 
+// PrepareOrders builds every pool's sort orders now (they are otherwise
+// built on the first request for each, about a second each at 10M), so a
+// server can run it in the background after the index is built and the
+// first click on a column answers at once.
+func (mi *MemIndex) PrepareOrders() {
+	for _, x := range mi.Pools {
+		for k := MemBySize; k < memSortKeys; k++ {
+			x.order(k)
+		}
+	}
+}
+
 // order is the permutation of events by key (ascending, ties by time),
 // built once per key with a radix sort (about a second for 10M).
 func (x *MemPoolIndex) order(key int) []uint32 {

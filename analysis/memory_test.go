@@ -61,6 +61,11 @@ func deepTrace(allocs int, seed uint64) *model.Trace {
 func TestMemIndexAgainstBruteForce(t *testing.T) {
 	tr := deepTrace(6000, 3)
 	mi := analysis.NewMemIndex(tr)
+	// Orders built concurrently with queries (as the viewer does) answer
+	// the same: run under -race.
+	done := make(chan struct{})
+	go func() { mi.PrepareOrders(); close(done) }()
+	defer func() { <-done }()
 	if len(mi.Pools) != 3 {
 		t.Fatalf("pools: got %d, want 3", len(mi.Pools))
 	}
