@@ -115,11 +115,17 @@ export class Memory {
     const r1 = params.has("t1") ? Number(params.get("t1")) : lanes.last_time;
     this.seg(this.viewSel, [["list", "List"], ["topdown", "Call tree (top-down)"], ["bottomup", "Call tree (bottom-up)"]], view, "view");
     const pi = this.pools[pool];
-    let at = null;
-    if (t !== null && filter === "active") {
-      const st = await api.json("memory", { t });
-      at = st[pool].at;
-    }
+    // The moment's totals, the graph and the table load at once: one
+    // round trip of latency, not three.
+    const atP = t !== null && filter === "active" ? api.json("memory", { t }) : Promise.resolve(null);
+    this.drawGraph(pi, filter === "active" ? t : null, filter === "range" ? [r0, r1] : null).catch((e) => {
+      this.graphNote.textContent = "The usage graph could not load: " + e.message;
+    });
+    this.stack.hidden = true;
+    const sel = { filter, t: filter === "active" ? t : null, t0: filter === "range" ? r0 : null, t1: filter === "range" ? r1 : null };
+    const tableP = view === "list" ? this.showList(pool, sel, sort, desc, offset) : this.showTree(pool, sel, view);
+    const st = await atP;
+    const at = st ? st[pool].at : null;
     const c = (label, v, title) => el("div", { class: "memcard", title }, el("div", { class: "dim small" }, label), el("div", { class: "big" }, v));
     this.cards.replaceChildren(
       ...[
@@ -132,13 +138,7 @@ export class Memory {
       at ? c("Live at " + fmt.time(t - lanes.first_time), `${fmt.int(at.live)} · ${fmt.bytes(at.live_bytes)}`, "allocations made at or before the moment and not yet freed") : null,
       ].filter(Boolean),
     );
-    this.drawGraph(pi, filter === "active" ? t : null, filter === "range" ? [r0, r1] : null).catch((e) => {
-      this.graphNote.textContent = "The usage graph could not load: " + e.message;
-    });
-    this.stack.hidden = true;
-    const sel = { filter, t: filter === "active" ? t : null, t0: filter === "range" ? r0 : null, t1: filter === "range" ? r1 : null };
-    if (view === "list") await this.showList(pool, sel, sort, desc, offset);
-    else await this.showTree(pool, sel, view);
+    await tableP;
   }
 
   async showList(pool, sel, sort, desc, offset) {
@@ -309,7 +309,14 @@ export class Memory {
     ctx.fillStyle = "#16181c";
     ctx.fillRect(0, 0, w, h);
     if (pool.plot < 0) return;
-    const a = await api.json("plot", { id: pool.plot, t0, t1, width: Math.round(w) });
+    // The usage curve depends only on the pool and the width: fetched once.
+    const pk = pool.plot + ":" + Math.round(w);
+    this.plotCache = this.plotCache || new Map();
+    let a = this.plotCache.get(pk);
+    if (!a) {
+      a = await api.json("plot", { id: pool.plot, t0, t1, width: Math.round(w) });
+      this.plotCache.set(pk, a);
+    }
     const max = Math.max(pool.peak, 1);
     const x = (tt) => ((tt - t0) / (t1 - t0)) * w;
     const y = (v) => h - 4 - (v / max) * (h - 14);
