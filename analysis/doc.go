@@ -24,6 +24,21 @@
 // both traces' durations over a shared range (`gotracy diff`, and the
 // viewer's compare page).
 //
+// The viewer's deep views are computed here too, without HTTP: NewMemIndex
+// indexes the memory pools once so usage at a time, the allocations live
+// then (or leaked, or made in a range) in any order, a page at a time, and
+// call-stack trees of them answer in milliseconds on 10M allocations;
+// ZoneFlame and SampleFlame aggregate zones by nesting and call-stack
+// samples by caller chain into flame graphs.
+//
+//	mi := analysis.NewMemIndex(tr)
+//	x := mi.Pools[0]
+//	u := x.UsageAt(t)          // live count and bytes at t
+//	page := x.List(analysis.MemListQuery{MemSelect: analysis.MemSelect{Filter: analysis.MemActive, Time: t},
+//		Sort: analysis.MemBySize, Desc: true, Limit: 100})
+//	tree := mi.Tree(x, analysis.MemSelect{Filter: analysis.MemLeaks}, true) // bottom-up tree of leaks
+//	fg := analysis.ZoneFlame(tr, t0, t1, -1)
+//
 // It reads a finished model.Trace and never changes it, so it serves a file
 // loaded by tracefile and a live capture alike. It imports only package
 // model.

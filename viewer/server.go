@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/internal/tracereport"
@@ -56,6 +57,8 @@ type Server struct {
 
 	lockOnce  sync.Once
 	lockState [][]lockRow // by lock, by thread of the lock
+
+	deep atomic.Pointer[deepState] // memory, flame graph, lock statistics, source (memory.go)
 }
 
 type config struct {

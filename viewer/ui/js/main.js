@@ -4,6 +4,7 @@
 //   #timeline?t0=NS&t1=NS[&zone=T:I]   #zone=T:I (GPU: #zone=gC:K:I)
 //   #statistics?sort=..&desc=1&filter=..&self=1   #find?srcloc=ID&log=1&sort=duration
 //   #messages?filter=..   #frames?frame=N   #info
+//   #memory?pool=&filter=&t=&view=&sort=   #flame?kind=&t0=&t1=&root=   #locks?lock=N   #source?file=
 
 import * as api from "./api.js";
 import * as fmt from "./fmt.js";
@@ -16,9 +17,13 @@ import { Find } from "./find.js";
 import { Messages } from "./messages.js";
 import { FrameImages } from "./frames.js";
 import { Info } from "./info.js";
+import { Memory } from "./memory.js";
+import { Flame } from "./flame.js";
+import { Locks } from "./locks.js";
+import { Source } from "./source.js";
 
 const $ = (s) => document.querySelector(s);
-const VIEWS = ["timeline", "statistics", "find", "messages", "frames", "info"];
+const VIEWS = ["timeline", "statistics", "find", "messages", "frames", "memory", "flame", "locks", "source", "info"];
 
 async function boot() {
   let trace, lanes, srclocs, images;
@@ -107,7 +112,7 @@ async function boot() {
       selInfo.hidden = false;
       const a = Math.min(sel.t0, sel.t1);
       const b = Math.max(sel.t0, sel.t1);
-      selInfo.textContent = `Selection ${fmt.time(b - a)} · ${fmt.time(a - lanes.first_time)} → ${fmt.time(b - lanes.first_time)} · Z to zoom, Esc to clear`;
+      selInfo.textContent = `Selection ${fmt.time(b - a)} · ${fmt.time(a - lanes.first_time)} → ${fmt.time(b - lanes.first_time)} · Z to zoom, F flame graph, M allocations, Esc to clear`;
     },
     onError: (e) => showError(e.message),
     onMessages: (first) => nav.go("messages", new URLSearchParams({ offset: first })),
@@ -138,7 +143,12 @@ async function boot() {
     messages: new Messages($("#view-messages"), store, nav),
     frames: new FrameImages($("#view-frames"), store, nav),
     info: new Info($("#view-info"), store),
+    memory: new Memory($("#view-memory"), store, nav),
+    flame: new Flame($("#view-flame"), store, nav),
+    locks: new Locks($("#view-locks"), store, nav),
+    source: new Source($("#view-source"), store, nav),
   };
+  $("#tab-locks").hidden = !(lanes.locks && lanes.locks.length);
   $("#tab-frames").hidden = imgList.length === 0;
   $("#tab-messages").hidden = !lanes.messages;
 
@@ -230,6 +240,14 @@ async function boot() {
     }
     if (e.key === "Escape" && !help.hidden) {
       help.hidden = true;
+      return;
+    }
+    // F / M: the flame graph / the allocations of the measured range.
+    const k = e.key.toLowerCase();
+    if ((k === "f" || k === "m") && tl.sel && tl.sel.t0 !== tl.sel.t1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      const a = Math.round(Math.min(tl.sel.t0, tl.sel.t1));
+      const b = Math.round(Math.max(tl.sel.t0, tl.sel.t1));
+      nav.go(k === "f" ? "flame" : "memory", new URLSearchParams(k === "f" ? { t0: a, t1: b } : { filter: "range", t0: a, t1: b }));
       return;
     }
     if (e.target !== tl.canvas) tl.onKey(e);

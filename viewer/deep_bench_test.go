@@ -1,0 +1,74 @@
+package viewer
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/gotracy/gotracy/internal/synthtrace"
+	"github.com/gotracy/gotracy/model"
+)
+
+var deep10m struct {
+	once sync.Once
+	s    *Server
+	t    *model.Trace
+}
+
+// deepServer10m serves a synthetic trace of 10 M allocations in one pool
+// (200 k zones, 1 M samples) with the deep indexes already built.
+func deepServer10m(b *testing.B) (*Server, *model.Trace) {
+	deep10m.once.Do(func() {
+		t := synthtrace.Make(synthtrace.Spec{Zones: 200_000, Threads: 4, Seed: 2})
+		t = synthtrace.AddDeep(t, synthtrace.MemSpec{Allocs: 10_000_000, Pools: -1, Samples: 1_000_000, Locks: 4, LockOps: 100_000, Seed: 2})
+		s, err := New(t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		deep10m.s, deep10m.t = s, t
+	})
+	return deep10m.s, deep10m.t
+}
+
+// BenchmarkDeepAPI10M: the memory, flame-graph and lock endpoints through
+// HTTP handling and JSON, on 10 M allocations; each must answer in <= 100 ms
+// once the indexes exist (the first request of each builds them).
+func BenchmarkDeepAPI10M(b *testing.B) {
+	s, t := deepServer10m(b)
+	h := s.Handler()
+	mid := t.Metadata.LastTime / 2
+	q := func(path string) {
+		r := httptest.NewRequest("GET", "/api/v1/"+path, nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 200 {
+			b.Fatalf("%s: %d %s", path, w.Code, w.Body.String())
+		}
+	}
+	paths := []string{
+		fmt.Sprintf("memory?t=%d", mid),
+		"memlist?sort=size&desc=1&offset=5000000",
+		fmt.Sprintf("memlist?filter=active&t=%d", mid),
+		fmt.Sprintf("memlist?filter=active&t=%d&sort=lifetime&desc=1", mid),
+		"memlist?filter=leaks&sort=size&desc=1",
+		fmt.Sprintf("memtree?filter=active&t=%d&dir=bottomup", mid),
+		"memtree?dir=topdown",
+		"memtree?filter=leaks&dir=bottomup",
+		"flame",
+		"flame?kind=samples",
+		fmt.Sprintf("flame?kind=samples&t0=%d&t1=%d", mid, mid+t.Metadata.LastTime/10),
+		"lockstats",
+	}
+	for _, p := range paths {
+		q(p) // builds what the endpoint needs, once
+	}
+	for _, p := range paths {
+		b.Run(p, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				q(p)
+			}
+		})
+	}
+}
