@@ -166,8 +166,14 @@ func (s *Server) routes() {
 		}
 		writeError(w, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no API endpoint %s (see /api/v1/ for the list)", r.URL.Path)})
 	})
-	files := http.FileServerFS(s.ui)
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	m.Handle("/", pageHandler(s.ui))
+	s.mux = m
+}
+
+// pageHandler serves the embedded page.
+func pageHandler(ui fs.FS) http.Handler {
+	files := http.FileServerFS(ui)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "the viewer answers GET only", http.StatusMethodNotAllowed)
@@ -183,7 +189,6 @@ func (s *Server) routes() {
 		h.Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	})
-	s.mux = m
 }
 
 // pagePolicy lets the page load nothing but itself and the API: no CDN,
