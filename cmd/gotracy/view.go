@@ -24,13 +24,27 @@ func init() {
 		help: "The page and everything it shows come from an HTTP API: GET /api/v1/ lists the endpoints\n" +
 			"(trace, statistics, timeline, zone, find, messages, frame images, ...), documented in\n" +
 			"docs/viewer-api.md; e.g. curl -s URL/api/v1/statistics gives the numbers of gotracy csv.\n" +
-			"Ctrl-C, SIGTERM or SIGHUP stops the server after the requests in flight.",
-		summary: "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API)",
-		usage:   "view [--http ADDR] [--open] FILE.tracy",
+			"Ctrl-C, SIGTERM or SIGHUP stops the server after the requests in flight.\n" +
+			"With -a (or -p) it captures a running Tracy client and shows the trace while it grows: the\n" +
+			"timeline follows the newest data (scroll back to pause, F or the Follow button to resume).\n" +
+			"The Save button or -o writes the .tracy; with -o, Ctrl-C stops the capture and saves it,\n" +
+			"and a client that exits is saved at once while the page stays up until Ctrl-C.",
+		summary: "open a .tracy file, or a running program (-a), in the browser: timeline, statistics, find zone, messages (also an HTTP API)",
+		usage:   "view [--http ADDR] [--open] FILE.tracy\n   or: view -a ADDR [-p PORT] [-o FILE.tracy] [-f] [--record RAW] [--http ADDR] [--open]",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			httpAddr := fs.String("http", "", "serve on `host:port` (default 127.0.0.1 and a free port; an empty host is 127.0.0.1; any other host must be named, as in --http 0.0.0.0:8080)")
 			open := fs.Bool("open", false, "open the page in the default browser")
+			live := addLiveViewFlags(fs)
 			return func(e *env, args []string) error {
+				if live.on(fs) {
+					if len(args) != 0 {
+						return usagef("view -a captures a running program: give no trace file (got %q)", args[0])
+					}
+					return runViewLive(e, live, *httpAddr, *open)
+				}
+				if *live.out != "" || *live.record != "" {
+					return usagef("-o and --record go with -a: they save a live capture")
+				}
 				if len(args) != 1 {
 					return usagef("view needs exactly one trace file")
 				}
