@@ -27,14 +27,15 @@ func init() {
 		summary: "capture a running Tracy client into a .tracy file, like tracy-capture",
 		usage: "capture -o FILE.tracy [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m PERCENT] [--wait SECONDS]\n" +
 			"               [--handshake-timeout SECONDS] [--idle-timeout SECONDS] [--record RAW]\n" +
-			"               [--symbols client|server|none] [--symbol-path DIRS]",
+			"               [--symbols client|server|none] [--symbol-path DIRS] [--http ADDR]",
 		setup:    setupCapture,
 		graceful: true,
 		help: "Stopping: the client's exit, -s, -m, --idle-timeout, or SIGINT, SIGTERM or SIGHUP end the\n" +
 			"capture and save what was received (exit 0 when saved). A second signal abandons the save:\n" +
 			"nothing is written. The output (and --record) is written to a temporary file beside it and\n" +
 			"renamed when complete, so an interrupted or failed capture leaves no file behind, and never\n" +
-			"one that blocks the next run.",
+			"one that blocks the next run. --http serves the live viewer of gotracy view -a beside the\n" +
+			"capture (its Save button writes the -o file); it stops when the capture has been saved.",
 	})
 }
 
@@ -58,6 +59,7 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 	idle := fs.Float64("idle-timeout", capture.DefaultIdleTimeout.Seconds(), "stop and save when the client sends nothing for `seconds` (Tracy clients send a keepalive every 5 s; 0: never)")
 	record := fs.String("record", "", "also keep the raw client-to-server bytes in `file` (for gotracy replay, or a bug report)")
 	sym := addSymbolFlags(fs)
+	httpAddr := fs.String("http", "", "also serve the live viewer on `host:port` (as gotracy view -a; an empty host is 127.0.0.1)")
 	return func(e *env, args []string) error {
 		if len(args) != 0 {
 			return usagef("capture takes no positional arguments (got %q)", args[0])
@@ -116,6 +118,17 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			opts = append(opts, capture.WithRecord(rec.buf))
 		}
 
+		var lv *liveViewer
+		if *httpAddr != "" {
+			if lv, err = startLiveViewer(*httpAddr, *out, *force); err != nil {
+				return err
+			}
+			defer lv.close()
+			lv.warnPublic(e, "capture")
+			fmt.Fprintf(e.stderr, "gotracy capture: live viewer at %s\n", lv.url)
+			opts = append(opts, capture.WithPublisher(lv.pub))
+		}
+
 		target := capture.JoinAddr(*addr, *port)
 		fmt.Fprintf(e.stdout, "Connecting to %s...", target)
 		status := newStatusLine(e.stderr, memLimit)
@@ -148,7 +161,12 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		// The capture cannot be repeated: only a second signal abandons
 		// its save.
-		if serr := saveCapture(e, e.abortContext(), res, *out, *force); serr != nil {
+		if lv != nil {
+			// Replaces the file the viewer's Save button may have written.
+			if serr := lv.finalSave(e, e.abortContext(), res); serr != nil {
+				return serr
+			}
+		} else if serr := saveCapture(e, e.abortContext(), res, *out, *force); serr != nil {
 			return serr
 		}
 		if err != nil {
