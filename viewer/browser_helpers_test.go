@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -64,15 +65,24 @@ type browser struct {
 // fresh headless Chromium (own profile, no network beyond loopback).
 func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale float64) *browser {
 	tb.Helper()
-	path := chromiumPath()
-	if path == "" {
+	if chromiumPath() == "" {
 		tb.Skip(noChromium)
 	}
 	s, err := viewer.New(t, viewer.WithName(name))
 	if err != nil {
 		tb.Fatalf("viewer.New: %v", err)
 	}
-	srv := httptest.NewServer(s.Handler())
+	return newBrowserOn(tb, s.Handler(), name, w, h, scale)
+}
+
+// newBrowserOn is newBrowser for any handler of the page (a viewer.Live).
+func newBrowserOn(tb testing.TB, handler http.Handler, name string, w, h int, scale float64) *browser {
+	tb.Helper()
+	path := chromiumPath()
+	if path == "" {
+		tb.Skip(noChromium)
+	}
+	srv := httptest.NewServer(handler)
 	profile := tb.TempDir()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),

@@ -16,26 +16,33 @@ import { Find } from "./find.js";
 import { Messages } from "./messages.js";
 import { FrameImages } from "./frames.js";
 import { Info } from "./info.js";
+import * as live from "./live.js";
 
 const $ = (s) => document.querySelector(s);
 const VIEWS = ["timeline", "statistics", "find", "messages", "frames", "info"];
 
+function loadAll() {
+  return Promise.all([api.json("trace"), api.json("lanes"), api.json("srclocs"), api.json("frameimages").catch(() => [])]);
+}
+
 async function boot() {
+  // A live server (view -a) answers /api/v1/live; before its client
+  // connects there is no trace to load yet.
+  let liveState = await live.probe();
+  if (liveState && !liveState.served) {
+    liveState = await live.waitForTrace(liveState, (st) => ($("#boot").textContent = "Waiting for the client… (" + (st.status || "connecting") + ")"));
+  }
   let trace, lanes, srclocs, images;
   try {
-    [trace, lanes, srclocs, images] = await Promise.all([
-      api.json("trace"),
-      api.json("lanes"),
-      api.json("srclocs"),
-      api.json("frameimages").catch(() => []),
-    ]);
+    [trace, lanes, srclocs, images] = await loadAll();
   } catch (e) {
     $("#boot").textContent = "Could not load the trace: " + e.message;
     $("#boot").classList.add("error");
     return;
   }
-  const imgList = (Array.isArray(images) ? images : images.images || []).map((x) => ({ frame: x.frame, image: x.image, w: x.w, h: x.h }));
-  const byFrame = new Map(imgList.map((x) => [x.frame, x.image]));
+  const imagesOf = (images) => (Array.isArray(images) ? images : images.images || []).map((x) => ({ frame: x.frame, image: x.image, w: x.w, h: x.h }));
+  let imgList = imagesOf(images);
+  let byFrame = new Map(imgList.map((x) => [x.frame, x.image]));
   const store = {
     trace,
     lanes,
@@ -48,12 +55,18 @@ async function boot() {
   };
   window.__gotracy = { store };
 
-  const name = (trace.file && trace.file.name) || (trace.summary && trace.summary.program) || "trace";
-  document.title = name + " — gotracy";
-  $("#trace-name").textContent = name;
-  const s = trace.summary || {};
-  const count = (n, one, many) => fmt.int(n) + " " + (n === 1 ? one : many);
-  $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), count(s.zones ?? 0, "zone", "zones"), count(s.frames ?? 0, "frame", "frames")].join(" · ");
+  function showFacts() {
+    const trace = store.trace;
+    const lanes = store.lanes;
+    const name = (trace.file && trace.file.name) || (trace.summary && trace.summary.program) || "trace";
+    document.title = name + (liveCtl && !liveCtl.final ? " (live)" : "") + " — gotracy";
+    $("#trace-name").textContent = name;
+    const s = trace.summary || {};
+    const count = (n, one, many) => fmt.int(n) + " " + (n === 1 ? one : many);
+    $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), count(s.zones ?? 0, "zone", "zones"), count(s.frames ?? 0, "frame", "frames")].join(" · ");
+  }
+  let liveCtl = null;
+  showFacts();
   $("#boot").remove();
   if (window.__gotracyPerf) window.__gotracyPerf.boot = performance.now();
   else window.__gotracyPerf = { steps: [], fromEvent: [], refined: [], fetches: [], firstDraw: null, draws: 0, dataDraws: 0, boot: performance.now() };
@@ -90,6 +103,7 @@ async function boot() {
   const tl = new Timeline($("#timeline-wrap"), store, {
     onView: (t0, t1) => {
       fg.setView(t0, t1);
+      if (liveCtl) liveCtl.userView(t0, t1);
       clearTimeout(hashTimer);
       hashTimer = setTimeout(writeTimelineHash, 150);
     },
@@ -189,7 +203,10 @@ async function boot() {
       if (params.has("t0") && params.has("t1")) {
         const t0 = Number(params.get("t0"));
         const t1 = Number(params.get("t1"));
-        if (Number.isFinite(t0) && Number.isFinite(t1) && t1 > t0) tl.setView(t0, t1, true);
+        if (Number.isFinite(t0) && Number.isFinite(t1) && t1 > t0) {
+          tl.setView(t0, t1, true);
+          if (liveCtl) liveCtl.userView(tl.t0, tl.t1);
+        }
       }
       fg.setView(tl.t0, tl.t1);
       if (zone) {
@@ -237,6 +254,47 @@ async function boot() {
   if (!location.hash) {
     tl.fit();
   }
+  if (liveState) {
+    // Live: reload the shared data whenever a newer trace is served; the
+    // views other than the timeline refresh at most every 2 s.
+    let lastViewRefresh = 0;
+    liveCtl = new live.Live(
+      store,
+      { badge: $("#live"), status: $("#live-status"), follow: $("#live-follow"), save: $("#live-save") },
+      {
+        timeline: tl,
+        framegraph: fg,
+        onError: showError,
+        onSaved: (msg) => showError(msg, true),
+        reload: async () => {
+          const [t, l, s, im] = await loadAll();
+          store.trace = t;
+          store.lanes = l;
+          store.srclocs = s;
+          store.srclocById = new Map(s.map((x) => [x.id, x]));
+          store.palette = new Palette(s);
+          imgList = imagesOf(im);
+          byFrame = new Map(imgList.map((x) => [x.frame, x.image]));
+          $("#tab-frames").hidden = imgList.length === 0;
+          $("#tab-messages").hidden = !l.messages;
+          showFacts();
+        },
+        onUpdate: () => {
+          for (const v of Object.values(views)) {
+            if (v.cache) v.cache.clear();
+            if ("stats" in v) v.stats = null;
+          }
+          const now = performance.now();
+          if (currentView() !== "timeline" && currentView() !== "frames" && now - lastViewRefresh > 2000 && !routing) {
+            lastViewRefresh = now;
+            route();
+          }
+        },
+      },
+    );
+    window.__gotracy.live = liveCtl;
+    liveCtl.start(liveState);
+  }
   await route();
 }
 
@@ -253,9 +311,10 @@ function parseRef(s) {
 }
 
 let errTimer;
-function showError(msg) {
+function showError(msg, note) {
   const e = $("#toast");
   e.textContent = msg;
+  e.classList.toggle("note", !!note);
   e.hidden = false;
   clearTimeout(errTimer);
   errTimer = setTimeout(() => (e.hidden = true), 6000);
