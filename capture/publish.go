@@ -32,6 +32,7 @@ type Publisher struct {
 	cur      atomic.Pointer[Snapshot]
 	lastRead atomic.Int64 // time.Now().UnixNano() of the last Latest
 	changed  atomic.Pointer[chan struct{}]
+	spent    atomic.Int64 // ns the worker spent publishing, in all
 
 	// Worker side only.
 	gen        uint64
@@ -92,6 +93,16 @@ func (p *Publisher) Latest() *Snapshot {
 	return p.cur.Load()
 }
 
+// Spent is the worker's time spent publishing so far, in all, and the
+// number of snapshots: what the readers cost the capture.
+func (p *Publisher) Spent() (time.Duration, uint64) {
+	var n uint64
+	if s := p.cur.Load(); s != nil {
+		n = s.Gen
+	}
+	return time.Duration(p.spent.Load()), n
+}
+
 // Changed returns a channel closed when a snapshot newer than the current
 // one is published.
 func (p *Publisher) Changed() <-chan struct{} { return *p.changed.Load() }
@@ -122,6 +133,7 @@ func (p *Publisher) publish(w *worker, now time.Time) {
 	p.lastPub, p.lastEvents = now, w.events
 	end := time.Now()
 	p.cost = end.Sub(now)
+	p.spent.Add(int64(p.cost))
 	p.store(&Snapshot{Trace: t, Gen: p.gen, Events: w.events, Zones: w.zones, Published: end, Cost: p.cost})
 }
 

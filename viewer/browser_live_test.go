@@ -48,7 +48,9 @@ func growingTrace(frames int) *model.Trace {
 }
 
 // liveSource is a viewer.LiveSource the test advances.
-type liveSource struct{ st atomic.Pointer[viewer.LiveState] }
+type liveSource struct {
+	st atomic.Pointer[viewer.LiveState]
+}
 
 func (s *liveSource) publish(t *model.Trace, final bool) {
 	gen := uint64(1)
