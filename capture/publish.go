@@ -20,11 +20,11 @@ import (
 // as long as they like: nothing in it is ever written again. No reader
 // means no snapshot and no cost.
 //
-// A snapshot shares the zones with the worker (full zone chunks never move
-// and closed zones never change) and copies the rest: the partly filled
-// last chunk of each thread, the chunks that hold an open zone (its end is
-// still to come), and everything else of the trace (model.Trace.Clone),
-// which is small beside the zones. The interval stretches to twenty times
+// A snapshot shares the zones with the worker (closed zones never change
+// and new ones go past the snapshot's end; see model.ZoneList.Share) and
+// copies the rest: the chunks that hold an open zone (its end is still to
+// come) and everything else of the trace (model.Trace.Clone), which is
+// small beside the zones. The interval stretches to twenty times
 // the cost of the last snapshot, so publishing takes at most about 5 % of
 // the worker's time however large the trace grows.
 type Publisher struct {

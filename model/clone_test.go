@@ -134,8 +134,11 @@ func TestZoneListShare(t *testing.T) {
 	if &s.chunks[0][0] == &l.chunks[0][0] {
 		t.Error("the private chunk 0 was not copied")
 	}
-	if &s.chunks[2][0] == &l.chunks[2][0] {
-		t.Error("the partly filled last chunk was not copied")
+	if &s.chunks[2][0] != &l.chunks[2][0] {
+		t.Error("the partly filled last chunk, without private zones, was copied")
+	}
+	if p := l.Share(2); &p.chunks[2][0] == &l.chunks[2][0] {
+		t.Error("the private last chunk was not copied")
 	}
 	// The owner changes a private zone and keeps appending: the reader's
 	// list does not change.
@@ -152,6 +155,18 @@ func TestZoneListShare(t *testing.T) {
 	}
 	if all != n {
 		t.Errorf("Chunks of the shared list hold %d zones, want %d", all, n)
+	}
+	// A small list whose last chunk the owner reallocates as it grows.
+	var small ZoneList
+	for i := range 100 {
+		small.Append(MakeZone(int64(i), int64(i), 1, 0, uint32(i+1)))
+	}
+	ss := small.Share()
+	for i := range 1000 {
+		small.Append(MakeZone(int64(1000+i), 0, 1, 0, 0))
+	}
+	if ss.Len() != 100 || ss.At(99).Start() != 99 || small.At(99).Start() != 99 {
+		t.Error("growing the owner's last chunk changed the shared list")
 	}
 	var empty ZoneList
 	if e := empty.Share(); e.Len() != 0 {

@@ -3,14 +3,14 @@ package model
 import "slices"
 
 // Share returns a list of l's first Len zones for a reader on another
-// goroutine while the owner goes on appending to l. It shares every full
-// chunk with l (chunks never move once full, and zones past Len are written
-// into memory the copy never reads) and copies the partly filled last chunk,
-// which the owner may still reallocate. The chunks numbered in private (zone
-// index / ZoneChunkLen) are copied too: the owner names the chunks of zones
-// it will still change (a capture's open zones, whose end is not known
-// yet), so the reader's copy never races with those writes. The copy costs
-// one chunk header per chunk plus the copied zones.
+// goroutine while the owner goes on appending to l. It shares the chunks
+// with l: zones are appended past Len, into memory the shared list never
+// reads, and when the owner grows its partly filled last chunk it copies
+// it to a new array and never writes the old one again. The chunks
+// numbered in private (zone index / ZoneChunkLen) are copied: the owner
+// names the chunks of zones it will still change (a capture's open zones,
+// whose end is not known yet), so the reader never races with those
+// writes. The cost is one chunk header per chunk plus the copied chunks.
 func (l *ZoneList) Share(private ...int) ZoneList {
 	n := l.Len()
 	if n == 0 {
@@ -18,8 +18,10 @@ func (l *ZoneList) Share(private ...int) ZoneList {
 	}
 	chunks := slices.Clone(l.chunks)
 	k := len(chunks) - 1
-	if l.used < ZoneChunkLen || slices.Contains(private, k) {
+	if slices.Contains(private, k) {
 		chunks[k] = slices.Clone(l.last[:l.used])
+	} else {
+		chunks[k] = l.last[:l.used:l.used]
 	}
 	for _, c := range private {
 		if c >= 0 && c < k && &chunks[c][0] == &l.chunks[c][0] {
