@@ -301,3 +301,42 @@ func TestDemoView(t *testing.T) {
 	p.signal(t, syscall.SIGTERM)
 	p.exit(t)
 }
+
+// TestViewLiveCtrlCSaves: Ctrl-C while the client still runs stops the
+// capture and saves what came, like Ctrl-C in gotracy capture.
+func TestViewLiveCtrlCSaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a live session")
+	}
+	out := filepath.Join(t.TempDir(), "cut.tracy")
+	port := strconv.Itoa(freePort(t))
+	demo := gotracy(t, nil, "demo", "-p", port, "--duration", "30", "--fps", "60")
+	demo.waitFor(t, "waiting for a Tracy viewer", demo.stderr.String)
+	view := gotracy(t, nil, "view", "-a", "127.0.0.1", "-p", port, "-o", out)
+	view.waitFor(t, "gotracy-test: signals ready", view.stderr.String)
+	view.waitFor(t, "(Ctrl-C", view.stdout.String)
+	url := liveURL.FindStringSubmatch(view.stdout.String())[1]
+	var zones int
+	for deadline := time.Now().Add(30 * time.Second); zones < 500; {
+		_, zones = liveNow(t, url)
+		if time.Now().After(deadline) {
+			t.Fatalf("no zones served after 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	view.signal(t, syscall.SIGINT)
+	if code := view.exit(t); code != 0 {
+		t.Fatalf("view exit %d after Ctrl-C: %s", code, view.stderr.String())
+	}
+	if !strings.Contains(view.stdout.String(), "(interrupted)") {
+		t.Errorf("the summary does not say the capture was interrupted: %q", view.stdout.String())
+	}
+	tr, err := tracefile.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.ZoneCount() < zones {
+		t.Errorf("saved %d zones, the viewer had already shown %d", tr.ZoneCount(), zones)
+	}
+	demo.cmd.Process.Kill()
+}
