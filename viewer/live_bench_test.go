@@ -57,36 +57,49 @@ func liveOf(p *capture.Publisher) viewer.LiveSource {
 	}
 }
 
-// pollPage asks what the live page asks, every interval, until stop.
+// pollPage asks what the live page asks, every interval, until stop:
+// /api/v1/live, and when a newer trace is served what the page reloads
+// then (lanes, trace, srclocs) and the timeline it redraws (1600 px, the
+// whole trace, which costs the most).
 func pollPage(base string, interval time.Duration, stop <-chan struct{}) (polls int) {
 	c := &http.Client{Timeout: 30 * time.Second}
-	get := func(p string) {
+	get := func(p string) []byte {
 		resp, err := c.Get(base + p)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+		if err != nil {
+			return nil
 		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return b
 	}
 	tk := time.NewTicker(interval)
 	defer tk.Stop()
+	var served uint64
 	for {
 		select {
 		case <-stop:
 			return polls
 		case <-tk.C:
 		}
-		get("/api/v1/live")
+		var st struct{ Served uint64 }
+		json.Unmarshal(get("/api/v1/live"), &st)
+		polls++
+		if st.Served == served {
+			continue
+		}
+		served = st.Served
 		get("/api/v1/lanes")
 		get("/api/v1/trace")
+		get("/api/v1/srclocs")
 		get("/api/v1/timeline?width=1600")
-		polls++
 	}
 }
 
 // BenchmarkLiveIngest captures the real C++ client's heavy session
 // (heavy10m: 10 M zones; GOTRACY_LIVE_BENCH=heavy1m for 1 M) over
 // loopback, alternately without a viewer and with a live viewer polled at
-// 10 Hz the way the page polls (live, lanes, trace, a 1600 px timeline),
+// 10 Hz the way the page polls (live; on a newer trace lanes, trace,
+// srclocs and a 1600 px timeline of everything),
 // in one run so that both see the same machine load. It reports the
 // zones/s of each and their ratio (goal: with-viewer >= 0.9 x alone).
 func BenchmarkLiveIngest(b *testing.B) {
