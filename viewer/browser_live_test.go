@@ -68,7 +68,7 @@ func (s *liveSource) get() viewer.LiveState {
 	if st := s.st.Load(); st != nil {
 		return *st
 	}
-	return viewer.LiveState{Status: "waiting for the client"}
+	return viewer.LiveState{Status: "connecting to 127.0.0.1:8086"}
 }
 
 // TestBrowserLive: the live page follows a growing trace, pauses when the
@@ -88,7 +88,7 @@ func TestBrowserLive(t *testing.T) {
 
 	// Before the client: the page waits, then boots when a trace comes.
 	b.run("open", chromedp.Navigate(b.base))
-	b.waitFor("the waiting notice", `(document.querySelector("#boot") || {}).textContent?.includes("Waiting for the client")`)
+	b.waitFor("the waiting notice", `(document.querySelector("#boot") || {}).textContent?.includes("Waiting for the client to connect… (connecting to 127.0.0.1:8086)")`)
 	b.shot("waiting")
 	src.publish(growingTrace(60), false)
 	b.waitFor("the page booted", `!!(window.__gotracy && window.__gotracy.live)`)

@@ -127,6 +127,7 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			lv.warnPublic(e, "capture")
 			fmt.Fprintf(e.stderr, "gotracy capture: live viewer at %s\n", lv.url)
 			opts = append(opts, capture.WithPublisher(lv.pub))
+			lv.target = capture.JoinAddr(*addr, *port)
 		}
 
 		target := capture.JoinAddr(*addr, *port)

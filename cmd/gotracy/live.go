@@ -30,6 +30,8 @@ type liveViewer struct {
 	h      http.Handler
 	url    string
 	public bool
+	// target is the client's address, for the page's waiting notice.
+	target string
 
 	stop context.CancelFunc
 	done chan error
@@ -69,7 +71,10 @@ func startLiveViewer(httpFlag, out string, force bool) (*liveViewer, error) {
 func (lv *liveViewer) state() viewer.LiveState {
 	s := lv.pub.Latest()
 	if s == nil {
-		return viewer.LiveState{Status: "waiting for the client"}
+		if lv.target != "" {
+			return viewer.LiveState{Status: "connecting to " + lv.target}
+		}
+		return viewer.LiveState{Status: "connecting"}
 	}
 	st := viewer.LiveState{Trace: s.Trace, Gen: s.Gen, Final: s.Final, Events: s.Events, Zones: s.Zones, Published: s.Published, Status: "capturing"}
 	if s.Final {
@@ -229,6 +234,7 @@ func runViewLive(e *env, f *liveViewFlags, httpFlag string, open bool) error {
 	}
 	defer lv.close()
 	target := capture.JoinAddr(host, *f.port)
+	lv.target = target
 	lv.warnPublic(e, "view")
 	then := "Ctrl-C to stop"
 	if *f.out != "" {

@@ -193,7 +193,7 @@ func TestViewLiveWaitsAndStops(t *testing.T) {
 		t.Errorf("page before the client: %d", code)
 	}
 	st, zones := liveNow(t, url)
-	if st.Gen != 0 || zones != -1 || !strings.Contains(st.Status, "waiting") {
+	if st.Gen != 0 || zones != -1 || !strings.Contains(st.Status, "connecting to 127.0.0.1:") {
 		t.Errorf("before the client: %+v, trace answer %d", st, zones)
 	}
 	view.signal(t, syscall.SIGINT)

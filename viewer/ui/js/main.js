@@ -30,7 +30,7 @@ async function boot() {
   // connects there is no trace to load yet.
   let liveState = await live.probe();
   if (liveState && !liveState.served) {
-    liveState = await live.waitForTrace(liveState, (st) => ($("#boot").textContent = "Waiting for the client… (" + (st.status || "connecting") + ")"));
+    liveState = await live.waitForTrace(liveState, (st) => ($("#boot").textContent = "Waiting for the client to connect… (" + (st.status || "connecting") + ")"));
   }
   let trace, lanes, srclocs, images;
   try {
