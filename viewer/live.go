@@ -99,6 +99,8 @@ func NewLive(src LiveSource, save SaveFunc, opts ...Option) (*Live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("viewer: embedded page missing: %w", err)
 	}
+	// The summary behind /api/v1/trace is made only when asked for.
+	opts = append(append([]Option(nil), opts...), withLazyReport())
 	l := &Live{src: src, save: save, opts: opts, ui: ui}
 	m := http.NewServeMux()
 	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
@@ -298,12 +300,14 @@ func (l *Live) apiSave(w http.ResponseWriter, r *http.Request) error {
 }
 
 // liveRebuildFactor: a Server is rebuilt no sooner than this many times
-// its own build time after it was built. A build runs the summary beside
-// the index (two cores on a two-core machine), so this keeps building to
-// about 1/12 of the machine while a page polls without pause, for the
-// capture's ingest goal of 0.9x its speed without a viewer. The price is
-// staleness on huge traces: at 1 M zones (a build of about 15 ms) the
-// served trace is at most about 0.4 s behind the published one, at 10 M
-// zones (100-150 ms) about 3 s. An incremental index would remove that
-// trade-off (see docs/DESIGN.md, live viewing).
-const liveRebuildFactor = 24
+// its own build time after it was built. A build is the index (one
+// goroutine per thread, so up to every core) and the plots; the summary
+// waits until /api/v1/trace asks (the page asks every 5 s). This keeps
+// building to about 1/17 of the time, at most ~1/8 of a two-core machine,
+// while a page polls without pause, for the capture's ingest goal of 0.9x
+// its speed without a viewer. The price is staleness on huge traces: at
+// 1 M zones (a build of about 10 ms) the served trace is at most about
+// 0.2 s behind the published one, at 10 M zones (about 80 ms) about 1.3 s.
+// An incremental index would remove that trade-off (docs/DESIGN.md, live
+// viewing).
+const liveRebuildFactor = 16

@@ -59,7 +59,7 @@ func liveOf(p *capture.Publisher) viewer.LiveSource {
 
 // pollPage asks what the live page asks, every interval, until stop:
 // /api/v1/live, and when a newer trace is served what the page reloads
-// then (lanes, trace, srclocs) and the timeline it redraws (1600 px, the
+// then (lanes, srclocs; trace at most every 5 s) and the timeline it redraws (1600 px, the
 // whole trace, which costs the most).
 func pollPage(base string, interval time.Duration, stop <-chan struct{}) (polls int) {
 	c := &http.Client{Timeout: 30 * time.Second}
@@ -75,6 +75,7 @@ func pollPage(base string, interval time.Duration, stop <-chan struct{}) (polls 
 	tk := time.NewTicker(interval)
 	defer tk.Stop()
 	var served uint64
+	lastTrace := time.Now()
 	for {
 		select {
 		case <-stop:
@@ -89,7 +90,10 @@ func pollPage(base string, interval time.Duration, stop <-chan struct{}) (polls 
 		}
 		served = st.Served
 		get("/api/v1/lanes")
-		get("/api/v1/trace")
+		if time.Since(lastTrace) > 5*time.Second {
+			get("/api/v1/trace") // the page's summary: at most every 5 s
+			lastTrace = time.Now()
+		}
 		get("/api/v1/srclocs")
 		get("/api/v1/timeline?width=1600")
 	}

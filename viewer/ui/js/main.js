@@ -61,7 +61,12 @@ async function boot() {
     const name = (trace.file && trace.file.name) || (trace.summary && trace.summary.program) || "trace";
     document.title = name + (liveCtl && !liveCtl.final ? " (live)" : "") + " — gotracy";
     $("#trace-name").textContent = name;
-    const s = trace.summary || {};
+    let s = trace.summary || {};
+    if (liveCtl) {
+      // Live: the lanes are newer than the summary (fetched less often).
+      const base = (lanes.frame_sets || []).find((f) => f.index === 0);
+      s = { time_span_ns: lanes.last_time - lanes.first_time, zones: (lanes.threads || []).reduce((n, th) => n + (th.zones || 0), 0), frames: base ? base.count : s.frames };
+    }
     const count = (n, one, many) => fmt.int(n) + " " + (n === 1 ? one : many);
     $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), count(s.zones ?? 0, "zone", "zones"), count(s.frames ?? 0, "frame", "frames")].join(" · ");
   }
@@ -258,6 +263,9 @@ async function boot() {
     // Live: reload the shared data whenever a newer trace is served; the
     // views other than the timeline refresh at most every 2 s.
     let lastViewRefresh = 0;
+    // The trace's summary is a pass over every zone on the server: asked
+    // for when the Info view shows it, else at most every 5 s.
+    let lastTrace = performance.now();
     liveCtl = new live.Live(
       store,
       { badge: $("#live"), status: $("#live-status"), follow: $("#live-follow"), save: $("#live-save") },
@@ -267,7 +275,14 @@ async function boot() {
         onError: showError,
         onSaved: (msg) => showError(msg, true),
         reload: async () => {
-          const [t, l, s, im] = await loadAll();
+          const wantTrace = currentView() === "info" || performance.now() - lastTrace > 5000;
+          const [t, l, s, im] = await Promise.all([
+            wantTrace ? api.json("trace") : Promise.resolve(store.trace),
+            api.json("lanes"),
+            api.json("srclocs"),
+            api.json("frameimages").catch(() => []),
+          ]);
+          if (wantTrace) lastTrace = performance.now();
           store.trace = t;
           store.lanes = l;
           store.srclocs = s;
