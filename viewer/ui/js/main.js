@@ -263,6 +263,21 @@ async function boot() {
     // Live: reload the shared data whenever a newer trace is served; the
     // views other than the timeline refresh at most every 2 s.
     let lastViewRefresh = 0;
+    let viewTimer = null;
+    // refreshView re-shows a table view with the newer trace, at most every
+    // 2 s; an update inside that time is shown when it is over, so the
+    // last one (the final trace) is never skipped.
+    function refreshView() {
+      if (currentView() === "timeline" || currentView() === "frames") return;
+      const wait = lastViewRefresh + 2000 - performance.now();
+      if (wait > 0 || routing) {
+        clearTimeout(viewTimer);
+        viewTimer = setTimeout(refreshView, Math.max(wait, 100));
+        return;
+      }
+      lastViewRefresh = performance.now();
+      route();
+    }
     // The trace's summary is a pass over every zone on the server: asked
     // for when the Info view shows it, else at most every 5 s.
     let lastTrace = performance.now();
@@ -299,11 +314,7 @@ async function boot() {
             if (v.cache) v.cache.clear();
             if ("stats" in v) v.stats = null;
           }
-          const now = performance.now();
-          if (currentView() !== "timeline" && currentView() !== "frames" && now - lastViewRefresh > 2000 && !routing) {
-            lastViewRefresh = now;
-            route();
-          }
+          refreshView();
         },
       },
     );
