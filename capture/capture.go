@@ -101,6 +101,8 @@ type config struct {
 	symMode       SymbolMode
 	resolver      *symbols.Resolver
 
+	publisher *Publisher // live readers (WithPublisher), nil = none
+
 	connectTimeout   time.Duration // 0: wait for a client until ctx ends
 	handshakeTimeout time.Duration
 	idleTimeout      time.Duration // 0: none
@@ -363,6 +365,16 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 	}
 	w.start(h)
 	res := &Result{Trace: t, Welcome: h.welcome, OnDemand: h.onDemand}
+	// Live readers (publish.go): a first snapshot at once, then between
+	// frames and on a timer; the hot loop pays one check per frame.
+	pub := c.publisher
+	var pubTick <-chan time.Time
+	if pub != nil {
+		pub.publish(w, time.Now())
+		tk := time.NewTicker(pub.interval)
+		defer tk.Stop()
+		pubTick = tk.C
+	}
 	if c.connected != nil {
 		c.connected(h.welcome)
 	}
@@ -458,6 +470,10 @@ loop:
 		case b := <-symResults:
 			w.sym.merge(w, b)
 			w.sym.flush(t)
+		case now := <-pubTick:
+			if pub.due(w, now) {
+				pub.publish(w, now)
+			}
 		case m := <-frames:
 			if m.err != nil {
 				runErr = w.endOfStream(m.err, conn == nil)
@@ -507,6 +523,11 @@ loop:
 			}
 			st.sent.Store(int64(q.sent))
 			st.backlog.Store(int64(q.backlog()))
+			if pub != nil {
+				if now := time.Now(); pub.due(w, now) {
+					pub.publish(w, now)
+				}
+			}
 			if conn != nil && w.terminate && w.idle() {
 				stopWith(StopClientExit)
 				break loop
@@ -530,6 +551,9 @@ loop:
 	w.flightFinish()
 	w.finish()
 	res.Stats = st.snapshot()
+	if pub != nil {
+		pub.publishFinal(w, res.Stop)
+	}
 	if rec != nil && rec.err != nil && runErr == nil {
 		runErr = fmt.Errorf("capture: recording the raw stream: %w", rec.err)
 	}

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"maps"
 	"slices"
 	"time"
 
@@ -429,100 +428,6 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 		td.stack[k] -= uint32(removed)
 	}
 	td.zones = nl
-}
-
-// snapshot returns a complete copy of the trace as it stands, sharing
-// nothing the worker changes later. Open zones get the ends and subtree
-// ends finish gives them.
-func (w *worker) snapshot() *model.Trace {
-	t := w.t
-	c := *t
-	c.FrameSets = slices.Clone(t.FrameSets)
-	for i := range c.FrameSets {
-		c.FrameSets[i].Frames = slices.Clone(c.FrameSets[i].Frames)
-	}
-	c.Sections = slices.Clone(t.Sections)
-	c.SectionDescs = slices.Clone(t.SectionDescs)
-	c.Strings = slices.Clip(t.Strings) // append-only: appends go elsewhere
-	c.PtrStrings = maps.Clone(t.PtrStrings)
-	c.ThreadNames = maps.Clone(t.ThreadNames)
-	c.ExtThreadNames = maps.Clone(t.ExtThreadNames)
-	c.ThreadIndex = slices.Clip(t.ThreadIndex)
-	c.ExtThreadIndex = slices.Clip(t.ExtThreadIndex)
-	c.StaticSrcLocs = maps.Clone(t.StaticSrcLocs)
-	c.SrcLocIndex = slices.Clip(t.SrcLocIndex)
-	c.DynSrcLocs = slices.Clip(t.DynSrcLocs)
-	c.Locks = slices.Clone(t.Locks)
-	for i := range c.Locks {
-		c.Locks[i].Threads = slices.Clone(c.Locks[i].Threads)
-		c.Locks[i].Events = slices.Clone(c.Locks[i].Events)
-	}
-	c.Messages = slices.Clone(t.Messages)
-	c.ZoneExtras = slices.Clone(t.ZoneExtras)
-	c.Threads = slices.Clone(t.Threads)
-	for i := range c.Threads {
-		th := &c.Threads[i]
-		th.Messages = slices.Clone(th.Messages)
-		th.Samples = slices.Clone(th.Samples)
-		th.CtxSwitchSamples = slices.Clone(th.CtxSwitchSamples)
-	}
-	for _, td := range w.threads {
-		src := &td.zones
-		var nl model.ZoneList
-		nl.Grow(src.Len())
-		for _, ch := range src.Chunks() {
-			for _, z := range ch {
-				nl.Append(z)
-			}
-		}
-		for _, zi := range td.stack {
-			nl.At(int(zi)).SetNext(uint32(nl.Len()))
-		}
-		nl.Trim()
-		c.Threads[td.idx].Zones = nl
-	}
-	c.GpuContexts = slices.Clone(t.GpuContexts)
-	for i := range c.GpuContexts {
-		g := &c.GpuContexts[i]
-		g.Timelines = slices.Clone(g.Timelines)
-		g.Notes = slices.Clone(g.Notes)
-		g.NoteNames = slices.Clone(g.NoteNames)
-	}
-	c.Plots = slices.Clone(t.Plots)
-	for i := range c.Plots {
-		c.Plots[i].Points = slices.Clone(c.Plots[i].Points)
-	}
-	c.MemPools = slices.Clone(t.MemPools)
-	for i := range c.MemPools {
-		c.MemPools[i].Events = slices.Clone(c.MemPools[i].Events)
-	}
-	c.CallStackFrames = slices.Clip(t.CallStackFrames)
-	c.CallStackOffsets = slices.Clip(t.CallStackOffsets)
-	c.Frames = maps.Clone(t.Frames)
-	c.AppInfo = slices.Clone(t.AppInfo)
-	c.FrameImages = slices.Clone(t.FrameImages)
-	c.CtxSwitches = slices.Clone(t.CtxSwitches)
-	for i := range c.CtxSwitches {
-		c.CtxSwitches[i].Events = slices.Clone(c.CtxSwitches[i].Events)
-	}
-	for i := range c.CPUData {
-		c.CPUData[i] = slices.Clone(t.CPUData[i])
-	}
-	c.TidToPid = maps.Clone(t.TidToPid)
-	c.CPUThreadData = slices.Clone(t.CPUThreadData)
-	c.Symbols = slices.Clone(t.Symbols)
-	c.SymbolCode = slices.Clone(t.SymbolCode)
-	c.CodeSymbols = slices.Clone(t.CodeSymbols)
-	c.HwSamples = slices.Clone(t.HwSamples)
-	c.SourceCache = slices.Clone(t.SourceCache)
-	c.Metadata.LastTime = w.lastTime
-	if w.flight != nil {
-		c.Metadata.FrameOffset += w.flight.dropped
-	}
-	if w.msgUnsorted {
-		sortMessagesOf(&c, w)
-	}
-	return &c
 }
 
 // sortMessagesOf sorts a snapshot's messages as sortMessages sorts the

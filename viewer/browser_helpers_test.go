@@ -65,8 +65,7 @@ type browser struct {
 // fresh headless Chromium (own profile, no network beyond loopback).
 func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale float64) *browser {
 	tb.Helper()
-	path := chromiumPath()
-	if path == "" {
+	if chromiumPath() == "" {
 		tb.Skip(noChromium)
 	}
 	s, err := viewer.New(t, viewer.WithName(name))
@@ -76,7 +75,7 @@ func newBrowser(tb testing.TB, t *model.Trace, name string, w, h int, scale floa
 	return newBrowserHandler(tb, s.Handler(), name, w, h, scale)
 }
 
-// newBrowserHandler is newBrowser for any handler (the compare view's).
+// newBrowserHandler is newBrowser for any handler (the compare view's, a viewer.Live).
 func newBrowserHandler(tb testing.TB, handler http.Handler, name string, w, h int, scale float64) *browser {
 	tb.Helper()
 	path := chromiumPath()

@@ -145,8 +145,8 @@ type compareTrace struct {
 }
 
 func traceOf(s *Server, page string) compareTrace {
-	ct := compareTrace{Name: s.report.File.Name, Page: page}
-	if sm := s.report.Summary; sm != nil {
+	ct := compareTrace{Name: s.Report().File.Name, Page: page}
+	if sm := s.Report().Summary; sm != nil {
 		ct.Program, ct.Zones, ct.Frames, ct.SpanNs, ct.Captured = sm.Program, sm.Zones, sm.Frames, sm.TimeSpanNs, sm.CaptureTime
 	}
 	if ct.Name == "" {

@@ -70,7 +70,7 @@ func (s *Server) apiFlame(w http.ResponseWriter, r *http.Request) error {
 	_, h0 := p.raw("t0")
 	_, h1 := p.raw("t1")
 	if h0 || h1 {
-		k.t0 = p.int("t0", s.report.Summary.FirstTime, -maxTime, maxTime)
+		k.t0 = p.int("t0", analysis.FirstTime(s.t), -maxTime, maxTime)
 		k.t1 = p.int("t1", s.t.Metadata.LastTime, -maxTime, maxTime)
 		if p.err == nil && k.t1 <= k.t0 {
 			p.err = badRequest("the range must end after it starts, got t0=%d t1=%d", k.t0, k.t1)

@@ -3,6 +3,7 @@ package viewer
 import (
 	"net/http"
 
+	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/viewer/lod"
 )
@@ -128,7 +129,7 @@ func (s *Server) apiLanes(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t := s.t
-	a := lanesAnswer{FirstTime: s.report.Summary.FirstTime, LastTime: t.Metadata.LastTime, Messages: len(t.Messages),
+	a := lanesAnswer{FirstTime: analysis.FirstTime(t), LastTime: t.Metadata.LastTime, Messages: len(t.Messages),
 		Threads: []laneThread{}, GPU: []laneGPU{}, FrameSets: []laneFrameSet{}, Plots: []lanePlot{}, Locks: []laneLock{}}
 	for i := range t.Threads {
 		th := &t.Threads[i]

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/viewer/lod"
 )
 
@@ -161,7 +162,7 @@ const maxTime = 1<<53 - 1
 // window reads t0, t1 (default: the whole trace) and width (required),
 // the window every timeline-like endpoint takes.
 func (s *Server) window(p *params, minpx bool) lod.Query {
-	first, last := s.report.Summary.FirstTime, s.t.Metadata.LastTime
+	first, last := analysis.FirstTime(s.t), s.t.Metadata.LastTime
 	if last <= first {
 		last = first + 1
 	}

@@ -55,6 +55,12 @@ type Server struct {
 	statsOnce sync.Once
 	stats     *statsCache
 
+	// A live trace's report is made on first use (see Report): the summary
+	// is a pass over every zone, and most published traces are never
+	// asked for it.
+	reportOnce sync.Once
+	reportFn   func() *tracereport.Report
+
 	lockOnce  sync.Once
 	lockState [][]lockRow // by lock, by thread of the lock
 
@@ -66,7 +72,11 @@ type config struct {
 	rep    *tracefile.Report
 	name   string
 	report *tracereport.Report
+	lazy   bool // the report on first use (live traces)
 }
+
+// withLazyReport makes the report (and its summary) on first use.
+func withLazyReport() Option { return func(c *config) { c.lazy = true } }
 
 // Option configures New.
 type Option func(*config)
@@ -109,20 +119,27 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 	// served sooner after it loads.
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	makeReport := func() *tracereport.Report {
 		switch {
 		case c.report != nil:
-			s.report = c.report
-			if s.report.Summary == nil {
+			if c.report.Summary == nil {
 				r := *c.report
 				r.Summary = analysis.Summarize(t)
-				s.report = &r
+				return &r
 			}
+			return c.report
 		case c.rep != nil:
-			s.report = tracereport.New(c.path, c.rep, analysis.Summarize(t))
-		default:
-			s.report = &tracereport.Report{File: tracereport.File{Name: c.name}, Summary: analysis.Summarize(t)}
+			return tracereport.New(c.path, c.rep, analysis.Summarize(t))
+		}
+		return &tracereport.Report{File: tracereport.File{Name: c.name}, Summary: analysis.Summarize(t)}
+	}
+	if c.lazy {
+		s.reportFn = makeReport
+	}
+	go func() {
+		defer wg.Done()
+		if !c.lazy {
+			s.report = makeReport()
 		}
 		s.plots = analysis.PlotsInTracyOrder(t)
 		for i := range s.plots {
@@ -139,6 +156,17 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 
 // Trace is the served trace.
 func (s *Server) Trace() *model.Trace { return s.t }
+
+// Report is what /api/v1/trace answers (gotracy info --json). Handlers use
+// it rather than the field: a live trace's report is made on first use.
+func (s *Server) Report() *tracereport.Report {
+	s.reportOnce.Do(func() {
+		if s.report == nil && s.reportFn != nil {
+			s.report = s.reportFn()
+		}
+	})
+	return s.report
+}
 
 // Handler serves the page at "/" and the API at /api/v1/.
 func (s *Server) Handler() http.Handler { return s.mux }
@@ -169,8 +197,14 @@ func (s *Server) routes() {
 		}
 		writeError(w, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no API endpoint %s (see /api/v1/ for the list)", r.URL.Path)})
 	})
-	files := http.FileServerFS(s.ui)
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	m.Handle("/", pageHandler(s.ui))
+	s.mux = m
+}
+
+// pageHandler serves the embedded page.
+func pageHandler(ui fs.FS) http.Handler {
+	files := http.FileServerFS(ui)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "the viewer answers GET only", http.StatusMethodNotAllowed)
@@ -186,7 +220,6 @@ func (s *Server) routes() {
 		h.Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	})
-	s.mux = m
 }
 
 // pagePolicy lets the page load nothing but itself and the API: no CDN,
@@ -305,5 +338,5 @@ func (s *Server) apiTrace(w http.ResponseWriter, r *http.Request) error {
 	if err := checkParams(r); err != nil {
 		return err
 	}
-	return writeJSON(w, s.report)
+	return writeJSON(w, s.Report())
 }

@@ -28,7 +28,7 @@ func init() {
 		summary: "capture a running Tracy client into a .tracy file, like tracy-capture",
 		usage: "capture -o FILE.tracy|s3://BUCKET/KEY [-a ADDR] [-p PORT] [-f] [-s SECONDS] [-m PERCENT] [--wait SECONDS]\n" +
 			"               [--handshake-timeout SECONDS] [--idle-timeout SECONDS] [--record RAW]\n" +
-			"               [--symbols client|server|none] [--symbol-path DIRS]\n" +
+			"               [--symbols client|server|none] [--symbol-path DIRS] [--http ADDR]\n" +
 			"               [--keep DURATION | --keep-frames N] [--keep-slow MS] [--s3-endpoint URL] [--spool DIR]",
 		setup:    setupCapture,
 		graceful: true,
@@ -39,7 +39,9 @@ func init() {
 			"one that blocks the next run. SIGUSR1 saves a snapshot (FILE_snapshot_TIME.tracy beside the output)\n" +
 			"without stopping: the flight recorder's window with --keep or --keep-frames, else all so far.\n" +
 			"With -o s3://BUCKET/KEY.tracy (or a prefix ending in /) the trace is saved in --spool, uploaded,\n" +
-			"and removed from the spool once the store confirmed it; a failed upload keeps it and says where.",
+			"and removed from the spool once the store confirmed it; a failed upload keeps it and says where.\n" +
+			"--http serves the live viewer of gotracy view -a beside the capture (its Save button writes the\n" +
+			"-o file, or with an s3:// output a local PROGRAM-TIME.tracy); it stops when the capture has been saved.",
 	})
 }
 
@@ -66,6 +68,7 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 	fl := addFlightFlags(fs)
 	s3 := addS3Flags(fs)
 	s3.addSpool(fs)
+	httpAddr := fs.String("http", "", "also serve the live viewer on `host:port` (as gotracy view -a; an empty host is 127.0.0.1)")
 	return func(e *env, args []string) error {
 		if len(args) != 0 {
 			return usagef("capture takes no positional arguments (got %q)", args[0])
@@ -147,6 +150,22 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 			opts = append(opts, capture.WithRecord(rec.buf))
 		}
 
+		var lv *liveViewer
+		if *httpAddr != "" {
+			liveOut := *out
+			if up != nil {
+				liveOut = "" // the Save button names a local file; the final save goes to the store
+			}
+			if lv, err = startLiveViewer(*httpAddr, liveOut, *force); err != nil {
+				return err
+			}
+			defer lv.close()
+			lv.warnPublic(e, "capture")
+			fmt.Fprintf(e.stderr, "gotracy capture: live viewer at %s\n", lv.url)
+			opts = append(opts, capture.WithPublisher(lv.pub))
+			lv.target = capture.JoinAddr(*addr, *port)
+		}
+
 		target := capture.JoinAddr(*addr, *port)
 		fmt.Fprintf(e.stdout, "Connecting to %s...", target)
 		status := newStatusLine(e.stderr, memLimit)
@@ -184,7 +203,12 @@ func setupCapture(fs *flag.FlagSet) func(*env, []string) error {
 		if up != nil {
 			local = up.local(res, target)
 		}
-		if serr := saveCapture(e, e.abortContext(), res, local, *force); serr != nil {
+		if lv != nil && up == nil {
+			// Replaces the file the viewer's Save button may have written.
+			if serr := lv.finalSave(e, e.abortContext(), res); serr != nil {
+				return serr
+			}
+		} else if serr := saveCapture(e, e.abortContext(), res, local, *force); serr != nil {
 			return serr
 		}
 		if up != nil {

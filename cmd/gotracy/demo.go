@@ -24,8 +24,12 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "run an instrumented Go program (zones, frames, images, plots, messages, memory, locks) for a Tracy viewer or capture",
-		usage:   "demo [-a ADDR] [-p PORT] [--frames N | --duration SECONDS] [--fps N] [--on-demand] [--heavy N] [--broadcast-port P] [-o FILE.tracy] [-f] [--json]",
-		setup:   setupDemo,
+		usage: "demo [-a ADDR] [-p PORT] [--frames N | --duration SECONDS] [--fps N] [--on-demand] [--heavy N] [--broadcast-port P] [-o FILE.tracy] [-f] [--json]\n" +
+			"            [--view [--http ADDR] [--open=false]]",
+		help: "--view captures the demo in-process and opens it live in the browser, as gotracy view -a\n" +
+			"would (without --frames, --duration or --heavy it runs for 60 s at 60 frames per second);\n" +
+			"the page stays up after the demo ends, until Ctrl-C. With -o the capture is also saved.",
+		setup: setupDemo,
 	})
 }
 
@@ -34,7 +38,16 @@ func init() {
 // command to the capture package; a build without it reports that -o is
 // unavailable. start is called once the client listens; the returned wait
 // blocks until the capture has ended and the file is written.
-var demoCapture func(ctx context.Context, e *env, addr string, port int, out string, force bool) (wait func() error, err error)
+// With view set the capture is also shown live (demo --view); hold then
+// keeps the page up until the user stops the process.
+var demoCapture func(ctx context.Context, e *env, addr string, port int, out string, force bool, view *demoView) (wait func() error, hold func(), err error)
+
+// demoView is demo --view's viewer: where it listens, whether to open a
+// browser.
+type demoView struct {
+	http string
+	open bool
+}
 
 // demoReport is the one JSON line `demo --json` prints: what the demo
 // emitted, counted as it emitted it (the keys of the issue, in its order).
@@ -63,6 +76,9 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 	fps := fs.Int("fps", 0, "at most `N` frames per second (0: a 2 ms pause between frames)")
 	bport := fs.Int("broadcast-port", 0, "send the UDP announcement to this `port` (default 8086, where Tracy's viewer and gotracy daemon listen)")
 	onDemand := fs.Bool("on-demand", false, "record only while a server is connected and accept any number of successive captures (TRACY_ON_DEMAND)")
+	view := fs.Bool("view", false, "capture the demo in-process and view it live in the browser (the one command to see everything work)")
+	httpAddr := fs.String("http", "", "with --view: serve the viewer on `host:port` (default 127.0.0.1 and a free port)")
+	open := fs.Bool("open", true, "with --view: open the page in the default browser (--open=false: only print its address)")
 	return func(e *env, args []string) error {
 		if len(args) != 0 {
 			return usagef("demo takes no positional arguments (got %q)", args[0])
@@ -70,8 +86,23 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 		if *frames < 0 || *heavy < 0 || *fps < 0 || !(*duration >= 0) {
 			return usagef("--frames, --duration, --fps and --heavy must not be negative")
 		}
-		if *onDemand && *out != "" {
-			return usagef("--on-demand and -o exclude each other: -o captures the one session in-process")
+		if *onDemand && (*out != "" || *view) {
+			return usagef("--on-demand excludes -o and --view: they capture the one session in-process")
+		}
+		if !*view && *httpAddr != "" {
+			return usagef("--http goes with --view")
+		}
+		inProcess := *out != "" || *view
+		if *view {
+			set := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			if !set["frames"] && !set["duration"] && !set["heavy"] {
+				// A newcomer's live demo: long enough to look around.
+				*duration = 60
+				if !set["fps"] {
+					*fps = 60
+				}
+			}
 		}
 		if *port < 0 || *port > 65535 {
 			return usagef("-p %d is not a TCP port", *port)
@@ -82,15 +113,17 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 		opts := []tracy.Option{tracy.WithAddress(*addr), tracy.WithProgramName("gotracy-demo"), tracy.WithOnDemand(*onDemand), tracy.WithBroadcastPort(*bport)}
 		if *port != 0 {
 			opts = append(opts, tracy.WithPort(*port))
-		} else if *out != "" {
+		} else if inProcess {
 			opts = append(opts, tracy.WithPort(0), tracy.WithBroadcast(false))
 		}
-		if *out != "" {
+		if inProcess {
 			if demoCapture == nil {
 				return fmt.Errorf("demo -o: this build has no in-process capture")
 			}
-			if err := fileio.CheckOutput(*out, *force); err != nil {
-				return err
+			if *out != "" {
+				if err := fileio.CheckOutput(*out, *force); err != nil {
+					return err
+				}
 			}
 		}
 		if err := tracy.Start(opts...); err != nil {
@@ -104,18 +137,23 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 		}()
 		ctx := context.Background()
 		var wait func() error
+		var hold func()
 		capEnv := e
 		if *asJSON {
 			// Keep stdout for the one JSON line.
 			capEnv = &env{stdout: e.stderr, stderr: e.stderr}
 		}
-		if *out != "" {
+		if inProcess {
 			host := *addr
 			if host == "" || host == "0.0.0.0" {
 				host = "127.0.0.1"
 			}
+			var dv *demoView
+			if *view {
+				dv = &demoView{http: *httpAddr, open: *open}
+			}
 			var err error
-			if wait, err = demoCapture(ctx, capEnv, host, tracy.Port(), *out, *force); err != nil {
+			if wait, hold, err = demoCapture(ctx, capEnv, host, tracy.Port(), *out, *force, dv); err != nil {
 				return err
 			}
 		} else {
@@ -145,9 +183,15 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 			}
 		}
 		if *asJSON {
-			return writeDemoJSON(e.stdout, rep)
+			if err := writeDemoJSON(e.stdout, rep); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(e.stderr, "gotracy demo: emitted %d zones, %d frames in %.3f s\n", rep.ZonesTotal, rep.Frames, rep.EmitSeconds)
 		}
-		fmt.Fprintf(e.stderr, "gotracy demo: emitted %d zones, %d frames in %.3f s\n", rep.ZonesTotal, rep.Frames, rep.EmitSeconds)
+		if hold != nil {
+			hold()
+		}
 		return nil
 	}
 }

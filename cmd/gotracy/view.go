@@ -29,14 +29,29 @@ func init() {
 			"With two files (A, the baseline, then B) the page compares them per source location, as\n" +
 			"gotracy diff does, with overlaid duration histograms; each trace's own viewer is at a/ and b/.\n" +
 			"An s3:// URL is downloaded to a temporary file first (credentials from AWS_*; --s3-endpoint or\n" +
-			"AWS_ENDPOINT_URL for stores other than AWS).",
-		summary: "open a .tracy file in the browser: timeline, statistics, find zone, messages (also an HTTP API); two files: compare them",
-		usage:   "view [--http ADDR] [--open] [--s3-endpoint URL] FILE.tracy|s3://BUCKET/KEY.tracy [B.tracy]",
+			"AWS_ENDPOINT_URL for stores other than AWS).\n\n" +
+			"With -a (or -p) it captures a running Tracy client and shows the trace while it grows: the\n" +
+			"timeline follows the newest data (scroll back to pause, F or the Follow button to resume).\n" +
+			"The Save button or -o writes the .tracy; with -o, Ctrl-C stops the capture and saves it,\n" +
+			"and a client that exits is saved at once while the page stays up until Ctrl-C.",
+		summary: "open a .tracy file, or a running program (-a), in the browser: timeline, statistics, find zone, messages (also an HTTP API); two files: compare them",
+		usage: "view [--http ADDR] [--open] [--s3-endpoint URL] FILE.tracy|s3://BUCKET/KEY.tracy [B.tracy]\n" +
+			"   or: view -a ADDR [-p PORT] [-o FILE.tracy] [-f] [--record RAW] [--http ADDR] [--open]",
 		setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			httpAddr := fs.String("http", "", "serve on `host:port` (default 127.0.0.1 and a free port; an empty host is 127.0.0.1; any other host must be named, as in --http 0.0.0.0:8080)")
 			open := fs.Bool("open", false, "open the page in the default browser")
 			s3f := addS3Flags(fs)
+			live := addLiveViewFlags(fs)
 			return func(e *env, args []string) error {
+				if live.on(fs) {
+					if len(args) != 0 {
+						return usagef("view -a captures a running program: give no trace file (got %q)", args[0])
+					}
+					return runViewLive(e, live, *httpAddr, *open)
+				}
+				if *live.out != "" || *live.record != "" {
+					return usagef("-o and --record go with -a: they save a live capture")
+				}
 				if len(args) != 1 && len(args) != 2 {
 					return usagef("view needs one trace file, or two to compare, got %d", len(args))
 				}

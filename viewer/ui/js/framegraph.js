@@ -25,12 +25,29 @@ export class FrameGraph {
     this.view = [this.first, this.last];
     this.hasFrames = (store.lanes.frame_sets || []).length > 0 && store.lanes.frame_sets[0].count > 0;
     root.hidden = !this.hasFrames;
-    if (!this.hasFrames) return;
+    if (this.hasFrames) this.bind();
+  }
+
+  bind() {
+    this.bound = true;
     this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
     this.canvas.addEventListener("mouseleave", () => (this.tip.hidden = true));
     this.canvas.addEventListener("click", (e) => this.onClick(e));
-    new ResizeObserver(() => this.resize()).observe(root);
+    new ResizeObserver(() => this.resize()).observe(this.root);
     this.resize();
+  }
+
+  // liveUpdate takes a grown trace (live viewing) from the store.
+  liveUpdate(t0, t1) {
+    const L = this.store.lanes;
+    this.first = L.first_time;
+    this.last = Math.max(L.last_time, this.first + 1);
+    this.view = [t0, t1];
+    this.hasFrames = (L.frame_sets || []).length > 0 && L.frame_sets[0].count > 0;
+    this.root.hidden = !this.hasFrames;
+    if (!this.hasFrames) return;
+    if (!this.bound) this.bind();
+    else this.fetch();
   }
 
   resize() {

@@ -21,26 +21,33 @@ import { Memory } from "./memory.js";
 import { Flame } from "./flame.js";
 import { Locks } from "./locks.js";
 import { Source } from "./source.js";
+import * as live from "./live.js";
 
 const $ = (s) => document.querySelector(s);
 const VIEWS = ["timeline", "statistics", "find", "messages", "frames", "memory", "flame", "locks", "source", "info"];
 
+function loadAll() {
+  return Promise.all([api.json("trace"), api.json("lanes"), api.json("srclocs"), api.json("frameimages").catch(() => [])]);
+}
+
 async function boot() {
+  // A live server (view -a) answers /api/v1/live; before its client
+  // connects there is no trace to load yet.
+  let liveState = await live.probe();
+  if (liveState && !liveState.served) {
+    liveState = await live.waitForTrace(liveState, (st) => ($("#boot").textContent = "Waiting for the client to connect… (" + (st.status || "connecting") + ")"));
+  }
   let trace, lanes, srclocs, images;
   try {
-    [trace, lanes, srclocs, images] = await Promise.all([
-      api.json("trace"),
-      api.json("lanes"),
-      api.json("srclocs"),
-      api.json("frameimages").catch(() => []),
-    ]);
+    [trace, lanes, srclocs, images] = await loadAll();
   } catch (e) {
     $("#boot").textContent = "Could not load the trace: " + e.message;
     $("#boot").classList.add("error");
     return;
   }
-  const imgList = (Array.isArray(images) ? images : images.images || []).map((x) => ({ frame: x.frame, image: x.image, w: x.w, h: x.h }));
-  const byFrame = new Map(imgList.map((x) => [x.frame, x.image]));
+  const imagesOf = (images) => (Array.isArray(images) ? images : images.images || []).map((x) => ({ frame: x.frame, image: x.image, w: x.w, h: x.h }));
+  let imgList = imagesOf(images);
+  let byFrame = new Map(imgList.map((x) => [x.frame, x.image]));
   const store = {
     trace,
     lanes,
@@ -53,14 +60,25 @@ async function boot() {
   };
   window.__gotracy = { store };
 
-  const name = (trace.file && trace.file.name) || (trace.summary && trace.summary.program) || "trace";
-  document.title = name + " — gotracy";
-  $("#trace-name").textContent = name;
-  const s = trace.summary || {};
-  const count = (n, one, many) => fmt.int(n) + " " + (n === 1 ? one : many);
-  $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), count(s.zones ?? 0, "zone", "zones"), count(s.frames ?? 0, "frame", "frames")].join(" · ");
+  function showFacts() {
+    const trace = store.trace;
+    const lanes = store.lanes;
+    const name = (trace.file && trace.file.name) || (trace.summary && trace.summary.program) || "trace";
+    document.title = name + (liveCtl && !liveCtl.final ? " (live)" : "") + " — gotracy";
+    $("#trace-name").textContent = name;
+    let s = trace.summary || {};
+    if (liveCtl) {
+      // Live: the lanes are newer than the summary (fetched less often).
+      const base = (lanes.frame_sets || []).find((f) => f.index === 0);
+      s = { time_span_ns: lanes.last_time - lanes.first_time, zones: (lanes.threads || []).reduce((n, th) => n + (th.zones || 0), 0), frames: base ? base.count : s.frames };
+    }
+    const count = (n, one, many) => fmt.int(n) + " " + (n === 1 ? one : many);
+    $("#trace-facts").textContent = [fmt.time(s.time_span_ns ?? lanes.last_time - lanes.first_time), count(s.zones ?? 0, "zone", "zones"), count(s.frames ?? 0, "frame", "frames")].join(" · ");
+  }
+  let liveCtl = null;
+  showFacts();
   $("#boot").remove();
-  compareLink(name);
+  compareLink($("#trace-name").textContent);
   if (window.__gotracyPerf) window.__gotracyPerf.boot = performance.now();
   else window.__gotracyPerf = { steps: [], fromEvent: [], refined: [], fetches: [], firstDraw: null, draws: 0, dataDraws: 0, boot: performance.now() };
 
@@ -96,6 +114,7 @@ async function boot() {
   const tl = new Timeline($("#timeline-wrap"), store, {
     onView: (t0, t1) => {
       fg.setView(t0, t1);
+      if (liveCtl) liveCtl.userView(t0, t1);
       clearTimeout(hashTimer);
       hashTimer = setTimeout(writeTimelineHash, 150);
     },
@@ -200,7 +219,10 @@ async function boot() {
       if (params.has("t0") && params.has("t1")) {
         const t0 = Number(params.get("t0"));
         const t1 = Number(params.get("t1"));
-        if (Number.isFinite(t0) && Number.isFinite(t1) && t1 > t0) tl.setView(t0, t1, true);
+        if (Number.isFinite(t0) && Number.isFinite(t1) && t1 > t0) {
+          tl.setView(t0, t1, true);
+          if (liveCtl) liveCtl.userView(tl.t0, tl.t1);
+        }
       }
       fg.setView(tl.t0, tl.t1);
       if (zone) {
@@ -256,6 +278,68 @@ async function boot() {
   if (!location.hash) {
     tl.fit();
   }
+  if (liveState) {
+    // Live: reload the shared data whenever a newer trace is served; the
+    // views other than the timeline refresh at most every 2 s.
+    let lastViewRefresh = 0;
+    let viewTimer = null;
+    // refreshView re-shows a table view with the newer trace, at most every
+    // 2 s; an update inside that time is shown when it is over, so the
+    // last one (the final trace) is never skipped.
+    function refreshView() {
+      if (currentView() === "timeline" || currentView() === "frames") return;
+      const wait = lastViewRefresh + 2000 - performance.now();
+      if (wait > 0 || routing) {
+        clearTimeout(viewTimer);
+        viewTimer = setTimeout(refreshView, Math.max(wait, 100));
+        return;
+      }
+      lastViewRefresh = performance.now();
+      route();
+    }
+    // The trace's summary is a pass over every zone on the server: asked
+    // for when the Info view shows it, else at most every 5 s.
+    let lastTrace = performance.now();
+    liveCtl = new live.Live(
+      store,
+      { badge: $("#live"), status: $("#live-status"), follow: $("#live-follow"), save: $("#live-save") },
+      {
+        timeline: tl,
+        framegraph: fg,
+        onError: showError,
+        onSaved: (msg) => showError(msg, true),
+        reload: async () => {
+          const wantTrace = currentView() === "info" || performance.now() - lastTrace > 5000;
+          const [t, l, s, im] = await Promise.all([
+            wantTrace ? api.json("trace") : Promise.resolve(store.trace),
+            api.json("lanes"),
+            api.json("srclocs"),
+            api.json("frameimages").catch(() => []),
+          ]);
+          if (wantTrace) lastTrace = performance.now();
+          store.trace = t;
+          store.lanes = l;
+          store.srclocs = s;
+          store.srclocById = new Map(s.map((x) => [x.id, x]));
+          store.palette = new Palette(s);
+          imgList = imagesOf(im);
+          byFrame = new Map(imgList.map((x) => [x.frame, x.image]));
+          $("#tab-frames").hidden = imgList.length === 0;
+          $("#tab-messages").hidden = !l.messages;
+          showFacts();
+        },
+        onUpdate: () => {
+          for (const v of Object.values(views)) {
+            if (v.cache) v.cache.clear();
+            if ("stats" in v) v.stats = null;
+          }
+          refreshView();
+        },
+      },
+    );
+    window.__gotracy.live = liveCtl;
+    liveCtl.start(liveState);
+  }
   await route();
 }
 
@@ -294,9 +378,10 @@ function parseRef(s) {
 }
 
 let errTimer;
-function showError(msg) {
+function showError(msg, note) {
   const e = $("#toast");
   e.textContent = msg;
+  e.classList.toggle("note", !!note);
   e.hidden = false;
   clearTimeout(errTimer);
   errTimer = setTimeout(() => (e.hidden = true), 6000);

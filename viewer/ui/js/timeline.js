@@ -89,6 +89,20 @@ export class Timeline {
     }
   }
 
+  // liveUpdate takes the lanes of a grown trace (live viewing) from the
+  // store: the extent, frame rows and lanes change, the view stays (the
+  // live module moves it while following) and the window is asked again.
+  liveUpdate() {
+    const L = this.store.lanes;
+    this.first = L.first_time;
+    this.last = Math.max(L.last_time, this.first + 1);
+    this.sets = (L.frame_sets || []).filter((fs) => fs.count > 0);
+    this.buildLanes();
+    this.have = null;
+    this.draw();
+    this.requestData();
+  }
+
   fixedH() {
     return RULER_H + FRAMESET_H * this.sets.length;
   }

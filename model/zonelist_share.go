@@ -1,0 +1,33 @@
+package model
+
+import "slices"
+
+// Share returns a list of l's first Len zones for a reader on another
+// goroutine while the owner goes on appending to l. It shares the chunks
+// with l: zones are appended past Len, into memory the shared list never
+// reads, and when the owner grows its partly filled last chunk it copies
+// it to a new array and never writes the old one again. The chunks
+// numbered in private (zone index / ZoneChunkLen) are copied: the owner
+// names the chunks of zones it will still change (a capture's open zones,
+// whose end is not known yet), so the reader never races with those
+// writes. The cost is one chunk header per chunk plus the copied chunks.
+func (l *ZoneList) Share(private ...int) ZoneList {
+	n := l.Len()
+	if n == 0 {
+		return ZoneList{}
+	}
+	chunks := slices.Clone(l.chunks)
+	k := len(chunks) - 1
+	if slices.Contains(private, k) {
+		chunks[k] = slices.Clone(l.last[:l.used])
+	} else {
+		chunks[k] = l.last[:l.used:l.used]
+	}
+	for _, c := range private {
+		if c >= 0 && c < k && &chunks[c][0] == &l.chunks[c][0] {
+			chunks[c] = slices.Clone(l.chunks[c])
+		}
+	}
+	last := chunks[k]
+	return ZoneList{chunks: chunks, last: last, base: l.base, used: len(last), want: n}
+}

@@ -1,0 +1,280 @@
+package viewer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotracy/gotracy/capture"
+	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/protocol"
+	"github.com/gotracy/gotracy/tracy"
+	"github.com/gotracy/gotracy/viewer"
+)
+
+// playClient is a Tracy client on loopback that sends a recorded session
+// (the real C++ client's bytes) as fast as the socket takes them.
+func playClient(tb testing.TB, raw []byte) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go func() {
+		defer ln.Close()
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		var hello [protocol.HandshakeSize]byte
+		io.ReadFull(c, hello[:])
+		done := make(chan struct{})
+		go func() { io.Copy(io.Discard, c); close(done) }()
+		c.Write(raw)
+		<-done
+	}()
+	return ln.Addr().String()
+}
+
+// liveOf adapts a capture's publisher to the viewer, as the CLI does.
+func liveOf(p *capture.Publisher) viewer.LiveSource {
+	return func() viewer.LiveState {
+		s := p.Latest()
+		if s == nil {
+			return viewer.LiveState{Status: "waiting for the client"}
+		}
+		return viewer.LiveState{Trace: s.Trace, Gen: s.Gen, Final: s.Final, Events: s.Events, Zones: s.Zones, Published: s.Published}
+	}
+}
+
+// pollPage asks what the live page asks, every interval, until stop:
+// /api/v1/live, and when a newer trace is served what the page reloads
+// then (lanes, srclocs; trace at most every 5 s) and the timeline it redraws (1600 px, the
+// whole trace, which costs the most).
+func pollPage(base string, interval time.Duration, stop <-chan struct{}) (polls int) {
+	c := &http.Client{Timeout: 30 * time.Second}
+	get := func(p string) []byte {
+		resp, err := c.Get(base + p)
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return b
+	}
+	tk := time.NewTicker(interval)
+	defer tk.Stop()
+	var served uint64
+	lastTrace := time.Now()
+	for {
+		select {
+		case <-stop:
+			return polls
+		case <-tk.C:
+		}
+		var st struct{ Served uint64 }
+		json.Unmarshal(get("/api/v1/live"), &st)
+		polls++
+		if st.Served == served {
+			continue
+		}
+		served = st.Served
+		get("/api/v1/lanes")
+		if time.Since(lastTrace) > 5*time.Second {
+			get("/api/v1/trace") // the page's summary: at most every 5 s
+			lastTrace = time.Now()
+		}
+		get("/api/v1/srclocs")
+		get("/api/v1/timeline?width=1600")
+	}
+}
+
+// BenchmarkLiveIngest captures the real C++ client's heavy session
+// (heavy10m: 10 M zones; GOTRACY_LIVE_BENCH=heavy1m for 1 M) over
+// loopback, alternately without a viewer and with a live viewer polled at
+// 10 Hz the way the page polls (live; on a newer trace lanes, trace,
+// srclocs and a 1600 px timeline of everything),
+// in one run so that both see the same machine load. It reports the
+// zones/s of each and their ratio (goal: with-viewer >= 0.9 x alone).
+func BenchmarkLiveIngest(b *testing.B) {
+	name := os.Getenv("GOTRACY_LIVE_BENCH")
+	if name == "" {
+		name = "heavy10m"
+	}
+	raw, err := os.ReadFile(fixtures.Path(b, name+".c2s.bin"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(2 * int64(len(raw)))
+	var alone, viewed, aloneCPU, viewedCPU time.Duration
+	var zones, polls, rebuilds, builds int
+	var buildTime, pubTime time.Duration
+	iter := 0
+	for b.Loop() {
+		// Alternate which goes first, and start each with a clean heap, so
+		// neither pays for the other's garbage.
+		order := []bool{false, true}
+		if iter%2 == 1 {
+			order = []bool{true, false}
+		}
+		iter++
+		for _, withViewer := range order {
+			runtime.GC()
+			addr := playClient(b, raw)
+			var opts []capture.Option
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var l *viewer.Live
+			var p *capture.Publisher
+			if withViewer {
+				p = capture.NewPublisher(0)
+				opts = append(opts, capture.WithPublisher(p))
+				// Ingest only: the final trace, published as the capture
+				// returns, is built after the ingest this measures.
+				src := liveOf(p)
+				var lastLive viewer.LiveState
+				var mu sync.Mutex
+				l, _ = viewer.NewLive(func() viewer.LiveState {
+					st := src()
+					mu.Lock()
+					defer mu.Unlock()
+					if st.Final {
+						return lastLive
+					}
+					lastLive = st
+					return st
+				}, nil)
+				srv := httptest.NewServer(l.Handler())
+				defer srv.Close()
+				wg.Add(1)
+				go func() { defer wg.Done(); polls += pollPage(srv.URL, 100*time.Millisecond, stop) }()
+			}
+			start, cpu0 := time.Now(), cpuTime()
+			res, err := capture.Connect(context.Background(), addr, append(opts, capture.WithLocalSources(false))...)
+			d := time.Since(start)
+			cpu := cpuTime() - cpu0
+			close(stop)
+			wg.Wait()
+			if err != nil {
+				b.Fatal(err)
+			}
+			zones = res.Trace.ZoneCount()
+			if withViewer {
+				viewed += d
+				viewedCPU += cpu
+				n, bt := l.Builds()
+				builds += n
+				buildTime += bt
+				pt, gens := p.Spent()
+				pubTime += pt
+				rebuilds += int(gens)
+			} else {
+				alone += d
+				aloneCPU += cpu
+			}
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(zones)*n/alone.Seconds(), "zones/s-alone")
+	b.ReportMetric(float64(zones)*n/viewed.Seconds(), "zones/s-viewer")
+	b.ReportMetric(alone.Seconds()/viewed.Seconds(), "ratio")
+	if viewedCPU > 0 {
+		// CPU per zone, both ways: what the ratio is when the machine has
+		// no spare core (this process's CPU, the replaying client's
+		// included, which is the same in both).
+		b.ReportMetric(aloneCPU.Seconds()/viewedCPU.Seconds(), "cpu-ratio")
+	}
+	b.ReportMetric(float64(polls)/n, "polls/op")
+	b.ReportMetric(float64(rebuilds)/n, "snapshots/op")
+	b.ReportMetric(float64(builds)/n, "builds/op")
+	// What viewing cost, against the capture's own time: the worker's
+	// publishing (on the capture's goroutine) and the viewer's builds
+	// (beside it).
+	b.ReportMetric(pubTime.Seconds()/viewed.Seconds(), "publish-share")
+	b.ReportMetric(buildTime.Seconds()/viewed.Seconds(), "build-share")
+}
+
+// BenchmarkLiveLatency measures how long an event takes from the client's
+// call to an answer of the API: the Go client (in this process) sends a
+// message, the capture applies it, publishes, the live viewer rebuilds,
+// and GET /api/v1/messagelist finds it. A page-like poller asks every
+// 100 ms meanwhile, so the capture keeps publishing; the probe itself polls
+// every 5 ms. Goal: at most 1 s.
+func BenchmarkLiveLatency(b *testing.B) {
+	if err := tracy.Start(tracy.WithPort(0), tracy.WithBroadcast(false), tracy.WithProgramName("latency")); err != nil {
+		b.Fatal(err)
+	}
+	defer tracy.Stop()
+	p := capture.NewPublisher(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		capture.Connect(ctx, fmt.Sprintf("127.0.0.1:%d", tracy.Port()), capture.WithPublisher(p))
+	}()
+	if err := tracy.WaitConnected(ctx); err != nil {
+		b.Fatal(err)
+	}
+	l, _ := viewer.NewLive(liveOf(p), nil)
+	srv := httptest.NewServer(l.Handler())
+	defer srv.Close()
+	stop := make(chan struct{})
+	go pollPage(srv.URL, 100*time.Millisecond, stop)
+	defer close(stop)
+	// Background load: zones, as a program would send.
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for range 100 {
+				tracy.BeginNamed("load").End()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var lat []time.Duration
+	c := &http.Client{Timeout: 10 * time.Second}
+	i := 0
+	for b.Loop() {
+		i++
+		text := fmt.Sprintf("probe %d", i)
+		sent := time.Now()
+		tracy.Message(text)
+		for {
+			resp, err := c.Get(srv.URL + "/api/v1/messagelist?filter=" + url.QueryEscape(text))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var a struct{ Total int }
+			json.NewDecoder(resp.Body).Decode(&a)
+			resp.Body.Close()
+			if a.Total > 0 {
+				break
+			}
+			if time.Since(sent) > 10*time.Second {
+				b.Fatalf("%q not visible after 10 s", text)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		lat = append(lat, time.Since(sent))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
+	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds())/1000, "ms-p90")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ms-max")
+}
