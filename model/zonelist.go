@@ -92,6 +92,26 @@ func (l *ZoneList) AppendZero() (int, *Zone) {
 	return l.base + j, &l.last[j]
 }
 
+// Spare returns the unused room of the last chunk, at least one zone long
+// (it allocates as Append would when there is none), so that a decoder can
+// fill a run of zones in place, straight from its input, and then store
+// them with Extend. The room is zero. Like At's pointers, it is valid until
+// the next append.
+func (l *ZoneList) Spare() []Zone {
+	if l.used >= len(l.last) {
+		l.ensure()
+	}
+	return l.last[l.used:]
+}
+
+// Extend stores the first n zones of the room Spare returned.
+func (l *ZoneList) Extend(n int) {
+	if n < 0 || l.used+n > len(l.last) {
+		panic("model: ZoneList.Extend past the room Spare returned")
+	}
+	l.used += n
+}
+
 // ensure makes room for one more zone: it grows a partly filled last
 // chunk, or starts a new one after a full chunk.
 func (l *ZoneList) ensure() {
