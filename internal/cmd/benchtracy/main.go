@@ -292,7 +292,7 @@ func report(nameA, nameB string, sa, sb []sample) {
 }
 
 func sec(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
-func mb(kb int64) string          { return fmt.Sprintf("%.0fMB", float64(kb)/1000) }
+func mb(kb int64) string         { return fmt.Sprintf("%.0fMB", float64(kb)/1000) }
 
 // ---- capture rows ----
 
@@ -373,7 +373,9 @@ func serveRecording(ln net.Listener, rec []byte, timeout time.Duration) error {
 	return nil
 }
 
-func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) }
+func isReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
 
 // freePort returns a loopback port nothing listens on now.
 func freePort() (int, error) {
