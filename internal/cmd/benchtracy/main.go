@@ -71,8 +71,24 @@ func main() {
 	flag.StringVar(&c.rows, "rows", "all", "comma-separated rows to run: record,capture-cxx,capture-go,emit,load,big,replay,zone (or all)")
 	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "bound of each measured run")
 	flag.StringVar(&genBig, "gen-big", "", "write a generated trace to this file and exit")
+	serve := flag.String("serve", "", "serve this recorded client stream (NAME.c2s.bin) once on --serve-port and exit: a client for manual runs of a capture tool")
+	servePort := flag.Int("serve-port", 8086, "port for --serve")
 	flag.IntVar(&bigZones, "big-zones", 100_000_000, "zones of the --gen-big trace")
 	flag.Parse()
+	if *serve != "" {
+		rec, err := os.ReadFile(*serve)
+		if err != nil {
+			fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(*servePort))
+		if err != nil {
+			fatal(err)
+		}
+		if err := serveRecording(ln, rec, 10*time.Minute); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	if genBig != "" {
 		if err := generate(genBig, bigZones); err != nil {
 			fatal(err)
