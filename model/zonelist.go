@@ -24,10 +24,11 @@ const zoneChunkShift = 18
 // few zones, and Trim shrinks it to its exact size.
 //
 // Chunks are 256K zones (5.8 MB) so that each spans at least two aligned
-// 2 MiB pages: on Linux a chunk of 2 MiB or more is advised for
-// transparent huge pages before its first write (see adviseHugePages),
-// which cut the page faults of a cold 10-million-zone replay from ~70,000
-// to ~3,000 and its CPU time by about half. 1M-zone chunks gained nothing
+// 2 MiB pages: on Linux, with GOTRACY_HUGEPAGES=1, a chunk of 2 MiB or
+// more is advised for transparent huge pages before its first write (see
+// adviseHugePages), which on an idle machine cut the page faults of a cold
+// 10-million-zone replay from ~70,000 to ~3,000 and its CPU time by about
+// half, but on a busy one made it slower and erratic. 1M-zone chunks gained nothing
 // more and waste more in a thread's last, partly filled chunk (until Trim).
 //
 // Chunks are slices of the pointer-free [Zone]: noscan spans the garbage
