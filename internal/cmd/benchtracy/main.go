@@ -278,10 +278,10 @@ func report(nameA, nameB string, sa, sb []sample) {
 		fmt.Println()
 	}
 	line(nameA, sa)
-	line(nameB, sb)
 	if len(sb) == 0 {
 		return
 	}
+	line(nameB, sb)
 	// Ratios per pair, then their median: pairs ran side by side, so a
 	// pair's ratio cancels most of the machine's load at that moment.
 	ratios := func(f func(sample) float64) (float64, float64, float64) {
