@@ -49,3 +49,21 @@ func TestCountsOnlyMatchesFullPass(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryDepthMatchesWalk: Summarize's one-pass depth and zone counts
+// agree with model.Walk and a plain count on a nested trace.
+func TestSummaryDepthMatchesWalk(t *testing.T) {
+	tr := synthetic(40_000)
+	want, zones := 0, 0
+	for i := range tr.Threads {
+		zones += tr.Threads[i].Zones.Len()
+		model.Walk(&tr.Threads[i].Zones, func(_, depth int) bool {
+			want = max(want, depth+1)
+			return true
+		})
+	}
+	s := analysis.Summarize(tr)
+	if want < 3 || s.MaxZoneDepth != want || s.Zones != uint64(zones) {
+		t.Fatalf("depth %d (walk %d), zones %d (%d)", s.MaxZoneDepth, want, s.Zones, zones)
+	}
+}
