@@ -761,10 +761,13 @@ type wframe struct {
 }
 
 // childCount counts the direct children of the zone range [from, to).
-func childCount(zones *model.ZoneList, from, to int) uint64 {
+func childCount(zones *model.ZoneList, chunks [][]model.Zone, from, to int) uint64 {
 	var n uint64
 	for j := from; j < to; {
-		nx := int(zones.At(j).Next())
+		if j >= zones.Len() {
+			zones.At(j) // out of range: the same panic as before
+		}
+		nx := int(chunks[j/model.ZoneChunkLen][j%model.ZoneChunkLen].Next())
 		if nx <= j || nx > to {
 			invalidf("zone %d has subtree end %d outside its parent (..%d)", j, nx, to)
 		}
@@ -830,9 +833,12 @@ func (p *payloadWriter) writeThreads() {
 	for i := range t.Threads {
 		zs := &t.Threads[i].Zones
 		total += uint64(zs.Len())
-		for j, z := range zs.All() {
-			if int(z.Next()) > j+1 {
-				vecs++
+		for ck, chunk := range zs.Chunks() {
+			base := ck*model.ZoneChunkLen + 1
+			for j := range chunk {
+				if int(chunk[j].Next()) > base+j {
+					vecs++
+				}
 			}
 		}
 	}
@@ -851,13 +857,13 @@ func (p *payloadWriter) writeThreads() {
 		if p.v >= ver(0, 11, 1) {
 			e.i32(th.GroupHint)
 		}
-		top := childCount(zs, 0, zs.Len())
+		chunks := zs.Chunks()
+		top := childCount(zs, chunks, 0, zs.Len())
 		if top > math.MaxUint32 {
 			invalidf("thread %d has too many top-level zones", th.ID)
 		}
 		e.u32(uint32(top))
 		var ref int64
-		chunks := zs.Chunks()
 		stack = append(stack[:0], wframe{idx: -1, cur: 0, end: zs.Len()})
 		for len(stack) > 0 {
 			fr := &stack[len(stack)-1]
@@ -890,7 +896,7 @@ func (p *payloadWriter) writeThreads() {
 			ref = start
 			var cc uint64
 			if nx > j+1 {
-				cc = childCount(zs, j+1, nx)
+				cc = childCount(zs, chunks, j+1, nx)
 				if cc > math.MaxUint32 {
 					invalidf("zone with too many children")
 				}
