@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command benchtracy compares gotracy with the real Tracy 0.14.0 tools on
 // the same inputs, in the same run: every row of issue 13's table, measured
 // as interleaved pairs (gotracy, Tracy, Tracy, gotracy, ...), printed as
