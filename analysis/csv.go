@@ -137,7 +137,7 @@ func (c *csvWriter) gpu() {
 
 func (c *csvWriter) zones() {
 	t, o := c.t, c.o
-	st := ComputeZoneStats(t, StatsOptions{KeepZones: o.Unwrap || o.TruncatedMean > 0})
+	st := ComputeZoneStats(t, StatsOptions{KeepZones: o.Unwrap || o.TruncatedMean > 0, CountsOnly: !o.SelfTime})
 	if o.Unwrap {
 		c.header("name", "src_file", "src_line", "ns_since_start", "exec_time_ns", "thread", "value")
 	} else {

@@ -84,6 +84,11 @@ type StatsOptions struct {
 	// KeepZones fills SrcLocStats.Zones (needed for per-zone listings and
 	// percentiles; costs 8 bytes per zone).
 	KeepZones bool
+	// CountsOnly computes Count, Total, Min, Max and SumSq (and Zones with
+	// KeepZones) and leaves the self-time and non-reentrant figures unset:
+	// what tracy-csvexport prints without -e. It skips the tree walk those
+	// need, which is most of the pass's work.
+	CountsOnly bool
 }
 
 // srclocSlot maps an int16 source-location id to a dense slot number.
@@ -139,6 +144,10 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 			}
 		}
 	}
+	if o.CountsOnly {
+		countsOnly(t, st, &slot, slotOf, o.KeepZones)
+		return st
+	}
 	var active [65536]uint16 // open ancestors per srcloc slot (reentrancy)
 	var stack []int          // subtree ends of open ancestors
 	var stackSlot []int32
@@ -146,58 +155,73 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 		zones := &t.Threads[ti].Zones
 		nz := zones.Len()
 		stack, stackSlot = stack[:0], stackSlot[:0]
-		for zi, z := range zones.All() {
-			for len(stack) > 0 && zi >= stack[len(stack)-1] {
-				if k := stackSlot[len(stackSlot)-1]; k >= 0 {
-					active[k]--
-				}
-				stack, stackSlot = stack[:len(stack)-1], stackSlot[:len(stackSlot)-1]
-			}
-			start, end := z.Start(), z.End()
-			span := end - start
-			if end < 0 || span <= 0 {
-				st.Skipped++
-			} else {
-				k := slot[srclocSlot(z.SrcLoc)]
-				if k < 0 {
-					k = slotOf(z.SrcLoc)
-				}
-				st.Zones++
-				s := &st.Locations[k]
-				if o.KeepZones {
-					s.Zones = append(s.Zones, ZoneRef{Thread: uint32(ti), Index: uint32(zi)})
-				}
-				s.Count++
-				s.Min = min(s.Min, span)
-				s.Max = max(s.Max, span)
-				s.Total += span
-				s.SumSq += float64(span) * float64(span)
-				if active[srclocSlot(z.SrcLoc)] == 0 {
-					s.NonReentrantCount++
-					s.NonReentrantMin = min(s.NonReentrantMin, span)
-					s.NonReentrantMax = max(s.NonReentrantMax, span)
-					s.NonReentrantTotal += span
-				}
-				self := span
-				next := int(z.Next())
-				for c := zi + 1; c < next && c < nz; {
-					cz := zones.At(c)
-					self -= max(0, cz.End()-cz.Start())
-					n := int(cz.Next())
-					if n <= c {
-						break // malformed tree; never loop
+		// top is the subtree end of the innermost open ancestor, kept in a
+		// register so that the common case (no ancestor ends here) costs
+		// one compare. Chunks are walked directly: no iterator, no At.
+		top := math.MaxInt
+		for ck, chunk := range zones.Chunks() {
+			base := ck * model.ZoneChunkLen
+			for j := range chunk {
+				z := &chunk[j]
+				zi := base + j
+				for zi >= top {
+					if k := stackSlot[len(stackSlot)-1]; k >= 0 {
+						active[k]--
 					}
-					c = n
+					stack, stackSlot = stack[:len(stack)-1], stackSlot[:len(stackSlot)-1]
+					top = math.MaxInt
+					if len(stack) > 0 {
+						top = stack[len(stack)-1]
+					}
 				}
-				s.SelfMin = min(s.SelfMin, self)
-				s.SelfMax = max(s.SelfMax, self)
-				s.SelfTotal += self
-			}
-			if n := int(z.Next()); n > zi+1 {
-				sl := int32(srclocSlot(z.SrcLoc))
-				active[sl]++
-				stack = append(stack, n)
-				stackSlot = append(stackSlot, sl)
+				start, end := z.Start(), z.End()
+				span := end - start
+				next := int(z.Next())
+				if end < 0 || span <= 0 {
+					st.Skipped++
+				} else {
+					sl := srclocSlot(z.SrcLoc)
+					k := slot[sl]
+					if k < 0 {
+						k = slotOf(z.SrcLoc)
+					}
+					st.Zones++
+					s := &st.Locations[k]
+					if o.KeepZones {
+						s.Zones = append(s.Zones, ZoneRef{Thread: uint32(ti), Index: uint32(zi)})
+					}
+					s.Count++
+					s.Min = min(s.Min, span)
+					s.Max = max(s.Max, span)
+					s.Total += span
+					s.SumSq += float64(span) * float64(span)
+					if active[sl] == 0 {
+						s.NonReentrantCount++
+						s.NonReentrantMin = min(s.NonReentrantMin, span)
+						s.NonReentrantMax = max(s.NonReentrantMax, span)
+						s.NonReentrantTotal += span
+					}
+					self := span
+					for c := zi + 1; c < next && c < nz; {
+						cz := zones.At(c)
+						self -= max(0, cz.End()-cz.Start())
+						n := int(cz.Next())
+						if n <= c {
+							break // malformed tree; never loop
+						}
+						c = n
+					}
+					s.SelfMin = min(s.SelfMin, self)
+					s.SelfMax = max(s.SelfMax, self)
+					s.SelfTotal += self
+				}
+				if next > zi+1 {
+					sl := int32(srclocSlot(z.SrcLoc))
+					active[sl]++
+					stack = append(stack, next)
+					stackSlot = append(stackSlot, sl)
+					top = next
+				}
 			}
 		}
 		for _, k := range stackSlot {
@@ -205,6 +229,40 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 		}
 	}
 	return st
+}
+
+// countsOnly is ComputeZoneStats' pass for CountsOnly: one flat loop over
+// each thread's chunks, in the same order (so SumSq adds up identically).
+func countsOnly(t *model.Trace, st *ZoneStats, slot *[65536]int32, slotOf func(model.SrcLocID) int32, keep bool) {
+	for ti := range t.Threads {
+		zones := &t.Threads[ti].Zones
+		for ck, chunk := range zones.Chunks() {
+			base := ck * model.ZoneChunkLen
+			for j := range chunk {
+				z := &chunk[j]
+				start, end := z.Start(), z.End()
+				span := end - start
+				if end < 0 || span <= 0 {
+					st.Skipped++
+					continue
+				}
+				k := slot[srclocSlot(z.SrcLoc)]
+				if k < 0 {
+					k = slotOf(z.SrcLoc)
+				}
+				st.Zones++
+				s := &st.Locations[k]
+				if keep {
+					s.Zones = append(s.Zones, ZoneRef{Thread: uint32(ti), Index: uint32(base + j)})
+				}
+				s.Count++
+				s.Min = min(s.Min, span)
+				s.Max = max(s.Max, span)
+				s.Total += span
+				s.SumSq += float64(span) * float64(span)
+			}
+		}
+	}
 }
 
 // childTimeFast is tracy-csvexport's GetZoneChildTimeFast: the sum of the

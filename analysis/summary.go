@@ -154,6 +154,7 @@ func Summarize(t *model.Trace) *Summary {
 	}
 	s.TimeSpanNs = s.LastTime - s.FirstTime
 
+	var ends []int
 	for i := range t.Threads {
 		th := &t.Threads[i]
 		if th.IsFiber {
@@ -165,18 +166,28 @@ func Summarize(t *model.Trace) *Summary {
 		s.CtxSwitchSamples += uint64(len(th.CtxSwitchSamples))
 		zones := &th.Zones
 		s.Zones += uint64(zones.Len())
-		for _, z := range zones.All() {
-			switch e := z.End(); {
-			case e < 0:
-				s.ZonesUnended++
-			case e <= z.Start():
-				s.ZonesZeroLength++
+		// One flat pass over the chunks: the counts, and the depth as
+		// model.Walk computes it (ends of the open ancestors on a stack).
+		ends = ends[:0]
+		for ck, chunk := range zones.Chunks() {
+			base := ck * model.ZoneChunkLen
+			for j := range chunk {
+				z, zi := &chunk[j], base+j
+				for len(ends) > 0 && zi >= ends[len(ends)-1] {
+					ends = ends[:len(ends)-1]
+				}
+				s.MaxZoneDepth = max(s.MaxZoneDepth, len(ends)+1)
+				switch e := z.End(); {
+				case e < 0:
+					s.ZonesUnended++
+				case e <= z.Start():
+					s.ZonesZeroLength++
+				}
+				if n := int(z.Next()); n > zi+1 {
+					ends = append(ends, n)
+				}
 			}
 		}
-		model.Walk(zones, func(_, depth int) bool {
-			s.MaxZoneDepth = max(s.MaxZoneDepth, depth+1)
-			return true
-		})
 	}
 	for i := range t.GpuContexts {
 		for j := range t.GpuContexts[i].Timelines {

@@ -315,10 +315,15 @@ type frameMsg struct {
 	err  error
 }
 
-// Number of frame buffers in flight: one being consumed, up to two read
-// ahead. Tracy's server reads at most two frames ahead of the one it
-// processes, which bounds memory and keeps the client's back-pressure.
-const frameBuffers = 3
+// Number of frame buffers in flight: one being consumed, the others read
+// ahead (2 MiB in all), returned to the reader frameReturn at a time.
+// Tracy's server reads at most two frames ahead; a few more still bound
+// memory and keep the client's back-pressure, and they let the reader run
+// once per frameReturn frames instead of once per frame.
+const (
+	frameBuffers = 8
+	frameReturn  = 4
+)
 
 type liveStats struct {
 	start                        time.Time
@@ -452,8 +457,26 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 	// Consumer.
 	var runErr, writeErr error
 	stopWith := func(r StopReason) { res.Stop = r }
+	// --- perf (issue 13) ---
+	// Every buffer handed back wakes the reader if it waits for one, and on
+	// a loaded 2-core machine each wake-up waits for a time slice; with one
+	// per 256 KiB frame a heavy10m capture spent most of its wall time
+	// waiting. So spent buffers go back frameReturn at a time, and all of
+	// them before the consumer could block (nothing queued), so the reader
+	// is never left without a buffer while the consumer waits for it.
+	spent := make([][]byte, 0, frameBuffers)
+	giveBack := func() {
+		for _, b := range spent {
+			free <- b
+		}
+		spent = spent[:0]
+	}
+	// --- end perf ---
 loop:
 	for {
+		if len(frames) == 0 && len(spent) > 0 {
+			giveBack() // perf (issue 13)
+		}
 		select {
 		case <-ctx.Done():
 			switch context.Cause(ctx) {
@@ -488,7 +511,12 @@ loop:
 				break loop
 			}
 			err := w.processFrame(m.data, m.base)
-			free <- m.data
+			// --- perf (issue 13): buffers go back to the reader in groups ---
+			spent = append(spent, m.data)
+			if len(spent) >= frameReturn {
+				giveBack()
+			}
+			// --- end perf ---
 			if w.flight != nil {
 				w.flight.afterFrame(w)
 			}

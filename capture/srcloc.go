@@ -14,9 +14,13 @@ import (
 // key is seen. The one-entry cache matters: consecutive zones usually share
 // a location, and this runs for every zone begin.
 func (w *worker) checkSourceLocation(key uint64) {
-	if key == w.checkSrclocLast {
-		return
+	// perf (issue 13): the repeat of the last key inlines into zoneBegin.
+	if key != w.checkSrclocLast {
+		w.checkSourceLocationSlow(key)
 	}
+}
+
+func (w *worker) checkSourceLocationSlow(key uint64) {
 	w.checkSrclocLast = key
 	if _, ok := w.t.StaticSrcLocs[key]; ok {
 		return

@@ -24,10 +24,11 @@ const zoneChunkShift = 18
 // few zones, and Trim shrinks it to its exact size.
 //
 // Chunks are 256K zones (5.8 MB) so that each spans at least two aligned
-// 2 MiB pages: on Linux a chunk of 2 MiB or more is advised for
-// transparent huge pages before its first write (see adviseHugePages),
-// which cut the page faults of a cold 10-million-zone replay from ~70,000
-// to ~3,000 and its CPU time by about half. 1M-zone chunks gained nothing
+// 2 MiB pages: on Linux, with GOTRACY_HUGEPAGES=1, a chunk of 2 MiB or
+// more is advised for transparent huge pages before its first write (see
+// adviseHugePages), which on an idle machine cut the page faults of a cold
+// 10-million-zone replay from ~70,000 to ~3,000 and its CPU time by about
+// half, but on a busy one made it slower and erratic. 1M-zone chunks gained nothing
 // more and waste more in a thread's last, partly filled chunk (until Trim).
 //
 // Chunks are slices of the pointer-free [Zone]: noscan spans the garbage
@@ -90,6 +91,26 @@ func (l *ZoneList) AppendZero() (int, *Zone) {
 	j := l.used
 	l.used = j + 1
 	return l.base + j, &l.last[j]
+}
+
+// Spare returns the unused room of the last chunk, at least one zone long
+// (it allocates as Append would when there is none), so that a decoder can
+// fill a run of zones in place, straight from its input, and then store
+// them with Extend. The room is zero. Like At's pointers, it is valid until
+// the next append.
+func (l *ZoneList) Spare() []Zone {
+	if l.used >= len(l.last) {
+		l.ensure()
+	}
+	return l.last[l.used:]
+}
+
+// Extend stores the first n zones of the room Spare returned.
+func (l *ZoneList) Extend(n int) {
+	if n < 0 || l.used+n > len(l.last) {
+		panic("model: ZoneList.Extend past the room Spare returned")
+	}
+	l.used += n
 }
 
 // ensure makes room for one more zone: it grows a partly filled last

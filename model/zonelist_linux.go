@@ -1,9 +1,21 @@
 package model
 
 import (
+	"os"
 	"syscall"
 	"unsafe"
 )
+
+// hugePages is whether chunks are advised at all: only when
+// GOTRACY_HUGEPAGES=1. Measured on the shared 2-core VM (issue 13, paired
+// runs of the same binary): with the advice, the system time of a
+// heavy10m load or capture swung between 0.01 and 0.7 s with the host's
+// memory state (2 MiB pages zeroed and backed at first touch) and lost to
+// plain 4 KiB pages in 6 of 6 `csv` pairs and 5 of 5 `replay` pairs
+// (0.12-0.18 s, steady); on an idle machine it had halved a replay's CPU.
+// Tracy does not advise either. Steady beats sometimes-faster, so it is
+// opt-in.
+var hugePages = os.Getenv("GOTRACY_HUGEPAGES") == "1"
 
 // adviseHugePages asks the kernel to back a new, still untouched chunk
 // with transparent huge pages (MADV_HUGEPAGE; effective when THP is in
@@ -13,6 +25,9 @@ import (
 // Only chunks of at least 2 MiB are advised; errors are ignored (the
 // advice is an optimisation and older kernels refuse it).
 func adviseHugePages(zs []Zone) {
+	if !hugePages {
+		return
+	}
 	size := uintptr(len(zs)) * unsafe.Sizeof(Zone{})
 	if size < 2<<20 {
 		return
