@@ -6,12 +6,20 @@
 //
 //	pos := hugepage.Make[uint32](n)
 //
-// On Linux a slice of at least 2 MiB is advised with MADV_HUGEPAGE before
-// anything touches it (effective when THP is in "madvise" or "always" mode);
-// elsewhere, and for smaller slices, Make is make.
+// On Linux, when GOTRACY_HUGEPAGES=1 (the switch the model's zone chunks
+// obey too; see docs/DESIGN.md for why it is off by default), a slice of at
+// least 2 MiB is advised with MADV_HUGEPAGE before anything touches it
+// (effective when THP is in "madvise" or "always" mode); otherwise Make is
+// make.
 package hugepage
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+)
+
+// enabled is GOTRACY_HUGEPAGES=1, read once.
+var enabled = os.Getenv("GOTRACY_HUGEPAGES") == "1"
 
 // Min is the size in bytes from which a slice is advised.
 const Min = 2 << 20
@@ -20,7 +28,7 @@ const Min = 2 << 20
 func Make[T any](n int) []T {
 	s := make([]T, n)
 	var zero T
-	if size := uintptr(n) * unsafe.Sizeof(zero); size >= Min {
+	if size := uintptr(n) * unsafe.Sizeof(zero); enabled && size >= Min {
 		advise(unsafe.Pointer(unsafe.SliceData(s)), size)
 	}
 	return s

@@ -42,6 +42,8 @@ func TestAdvised(t *testing.T) {
 	if err != nil || !strings.Contains(string(mode), "[madvise]") {
 		t.Skipf("transparent huge pages not in madvise mode here (%q)", strings.TrimSpace(string(mode)))
 	}
+	defer func(was bool) { enabled = was }(enabled)
+	enabled = true
 	s := Make[uint64](Min) // 16 MiB
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
 	smaps, err := os.ReadFile("/proc/self/smaps")
