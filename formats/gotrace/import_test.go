@@ -13,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotracy/gotracy/internal/goreason"
 	"github.com/gotracy/gotracy/internal/gotrace/gotracetest"
-	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
 
@@ -60,101 +58,13 @@ func workloadTrace(t testing.TB) []byte {
 	return workTrace
 }
 
-// zoneCounts counts zones per name, walking every thread's zone list.
-func zoneCounts(tr *model.Trace) map[string]int {
-	n := map[string]int{}
-	for i := range tr.Threads {
-		zl := &tr.Threads[i].Zones
-		for j := 0; j < zl.Len(); j++ {
-			n[tr.ZoneName(zl.At(j))]++
-		}
-	}
-	return n
-}
-
-
-// CheckWorkload checks what the known workload must produce.
-func CheckWorkload(t *testing.T, tr *model.Trace, wantSamples bool) {
-	t.Helper()
-	n := zoneCounts(tr)
-	if n[gotracetest.RegionA] != gotracetest.NA || n[gotracetest.RegionB] != gotracetest.NB {
-		t.Errorf("regions: %d %s and %d %s, want %d and %d", n[gotracetest.RegionA], gotracetest.RegionA, n[gotracetest.RegionB], gotracetest.RegionB, gotracetest.NA, gotracetest.NB)
-	}
-	if n["GC cycle"] < gotracetest.ForcedGCs {
-		t.Errorf("%d GC cycle zones, want at least %d (zones: %v)", n["GC cycle"], gotracetest.ForcedGCs, n)
-	}
-	if n[gotracetest.TaskName] != 1 {
-		t.Errorf("%d task zones, want 1", n[gotracetest.TaskName])
-	}
-	// Every worker goroutine ran: it has context switches, and at least
-	// one of them waited on the channel.
-	workers, chanWaits := 0, 0
-	for _, cs := range tr.CtxSwitches {
-		if !strings.HasPrefix(threadName(tr, cs.Thread), gotracetest.WorkerFn) {
-			continue
-		}
-		ran := false
-		for _, e := range cs.Events {
-			if e.Start >= 0 && e.End > e.Start {
-				ran = true
-			}
-			if goreason.Name(uint8(e.Reason)) == "chan receive" {
-				chanWaits++
-			}
-		}
-		if ran {
-			workers++
-		}
-	}
-	if workers != gotracetest.Workers {
-		t.Errorf("%d worker goroutines with context switches, want %d", workers, gotracetest.Workers)
-	}
-	if chanWaits == 0 {
-		t.Errorf("no worker context switch has the reason \"chan receive\"")
-	}
-	msgs := 0
-	for _, m := range tr.Messages {
-		if strings.Contains(tr.RefString(m.Text), "log message") {
-			msgs++
-		}
-	}
-	if msgs != gotracetest.Logs {
-		t.Errorf("%d log messages, want %d", msgs, gotracetest.Logs)
-	}
-	if !wantSamples {
-		return
-	}
-	samples, inSpin := 0, 0
-	for i := range tr.Threads {
-		for _, s := range tr.Threads[i].Samples {
-			samples++
-			for _, f := range tr.CallStack(s.CallStack) {
-				fd, ok := tr.Frames[f]
-				if !ok {
-					continue
-				}
-				for _, in := range fd.Frames {
-					if tr.Str(in.Name) == gotracetest.SpinFunc {
-						inSpin++
-					}
-				}
-			}
-		}
-	}
-	if samples == 0 || inSpin == 0 {
-		t.Errorf("%d CPU samples, %d frames resolving to %s: want both > 0", samples, inSpin, gotracetest.SpinFunc)
-	}
-}
-
-func threadName(tr *model.Trace, tid uint64) string { return tr.ThreadName(tid) }
-
 func TestImportWorkload(t *testing.T) {
 	data := workloadTrace(t)
 	tr, err := Import(bytes.NewReader(data), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	CheckWorkload(t, tr, true)
+	gotracetest.Check(t, tr, true)
 	// What the importer builds survives the .tracy writer and reader.
 	var f bytes.Buffer
 	if err := tracefile.Write(&f, tr); err != nil {
@@ -164,7 +74,7 @@ func TestImportWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	CheckWorkload(t, back, true)
+	gotracetest.Check(t, back, true)
 }
 
 // TestImportTruncated cuts the trace at several places: each gives an
@@ -223,5 +133,5 @@ func TestImportGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	CheckWorkload(t, tr, false)
+	gotracetest.Check(t, tr, false)
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/trace"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,11 +22,11 @@ const (
 	ForcedGCs = 3
 	TaskName  = "gotracetest.task"
 	Logs      = 5
-	SpinFunc  = "github.com/gotracy/gotracy/internal/gotrace/gotracetest.Spin"
+	SpinFunc  = "gotracetest.Spin"
 	WorkerFn  = "github.com/gotracy/gotracy/internal/gotrace/gotracetest.worker"
 )
 
-var sink uint64
+var sink atomic.Uint64
 
 // Spin burns CPU for about d.
 //
@@ -38,7 +39,7 @@ func Spin(d time.Duration) {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 	}
-	sink += x
+	sink.Add(x)
 }
 
 func worker(ctx context.Context, in <-chan time.Duration, wg *sync.WaitGroup) {
