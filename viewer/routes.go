@@ -4,7 +4,8 @@ import "net/http"
 
 // endpointList is what GET /api/v1/ lists.
 var endpointList = []string{"trace", "lanes", "srclocs", "timeline", "statistics", "find", "zone", "zoneat", "callstack",
-	"frames", "plot", "locks", "messages", "messagelist", "frameimages", "frameimage", "sources", "source"}
+	"frames", "plot", "locks", "messages", "messagelist", "frameimages", "frameimage", "sources", "source",
+	"schedlanes", "sched"}
 
 func (s *Server) moreRoutes(api func(string, func(http.ResponseWriter, *http.Request) error)) {
 	api("statistics", s.apiStatistics)
@@ -21,4 +22,6 @@ func (s *Server) moreRoutes(api func(string, func(http.ResponseWriter, *http.Req
 	api("frameimage", s.apiFrameImage)
 	api("sources", s.apiSources)
 	api("source", s.apiSource)
+	api("schedlanes", s.apiSchedLanes) // ctxswitch.go
+	api("sched", s.apiSched)           // ctxswitch.go
 }

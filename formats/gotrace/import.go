@@ -273,9 +273,24 @@ func (s *sink) finish(o ImportOptions) *model.Trace {
 	slices.SortFunc(tids, func(a, c uint32) int {
 		return cmp.Compare(a+0x10, c+0x10) // GCLane (0xFFFFFFF0) wraps to 0
 	})
+	has := map[uint32]bool{}
+	for tid := range s.zones {
+		has[tid] = true
+	}
+	for _, m := range s.msgs {
+		has[m.tid] = true
+	}
+	for tid := range s.samples {
+		has[tid] = true
+	}
+	for _, e := range s.sw {
+		has[e.old], has[e.new] = true, true
+	}
 	for _, tid := range tids {
 		b.SetThreadName(uint64(tid), s.names[tid])
-		b.Thread(uint64(tid))
+		if has[tid] {
+			b.Thread(uint64(tid)) // a lane only for what has something to show
+		}
 	}
 	// Zones, lane by lane (each lane's events are in order and nested).
 	for _, tid := range s.order {

@@ -6,6 +6,7 @@
 //   #messages?filter=..   #frames?frame=N   #info
 
 import * as api from "./api.js";
+import { load as loadSched } from "./ctxswitch.js";
 import * as fmt from "./fmt.js";
 import { Palette } from "./color.js";
 import { Timeline } from "./timeline.js";
@@ -46,6 +47,7 @@ async function boot() {
     frameImageOf: (f) => (byFrame.has(f) ? byFrame.get(f) : null),
     frameImages: async () => imgList,
   };
+  store.sched = await loadSched(api); // ctxswitch.js: null without scheduling data
   window.__gotracy = { store };
 
   const name = (trace.file && trace.file.name) || (trace.summary && trace.summary.program) || "trace";
