@@ -65,7 +65,7 @@ func Import(r io.Reader, o ImportOptions) (t *model.Trace, err error) {
 		return nil, &Error{Err: fmt.Errorf("expected a header \"go 1.NN trace\", found %q", h)}
 	}
 	s := newSink()
-	x := gotrace.New(s, gotrace.Options{})
+	x := gotrace.New(s, gotrace.Options{PoolLanes: true})
 	rd, err := newReader(br)
 	if err != nil {
 		return nil, &Error{Err: err}

@@ -93,6 +93,13 @@ type Options struct {
 	NoMetrics bool
 	// NoGoroutineCount drops the computed goroutine-count plot.
 	NoGoroutineCount bool
+	// PoolLanes gives goroutines lanes of their start function that
+	// goroutines which exited hand on ("main.worker", "main.worker #2",
+	// ...), instead of a thread per goroutine id: a program that starts
+	// millions of short goroutines then fits Tracy's 65,536 threads, and
+	// a lane still holds one start function. Offline only: live, the
+	// goroutine's thread is also the one its tracy zones are on.
+	PoolLanes bool
 }
 
 // Plot names.
@@ -110,6 +117,8 @@ var metricPlots = map[string]string{
 }
 
 type gstate struct {
+	tid     uint32 // its lane
+	fn      string
 	running bool
 	cpu     uint8
 	exists  bool
@@ -137,6 +146,9 @@ type Translator struct {
 
 	frames []Frame
 	last   int64
+	pools  map[string][]uint32 // start function -> free lanes
+	nPool  map[string]int      // start function -> lanes made
+	nextID uint32
 	named  map[uint32]bool
 	// Counts.
 	Events, Switches, Samples, Zones int
@@ -144,16 +156,55 @@ type Translator struct {
 
 // New returns a translator that feeds s.
 func New(s Sink, o Options) *Translator {
-	return &Translator{s: s, o: o, gs: map[trace.GoID]*gstate{}, tasks: map[trace.TaskID]int{}, named: map[uint32]bool{}}
+	return &Translator{s: s, o: o, gs: map[trace.GoID]*gstate{}, tasks: map[trace.TaskID]int{}, named: map[uint32]bool{},
+		pools: map[string][]uint32{}, nPool: map[string]int{}, nextID: 1}
 }
 
 func (x *Translator) g(id trace.GoID) *gstate {
 	g := x.gs[id]
 	if g == nil {
-		g = &gstate{}
+		g = &gstate{tid: uint32(id)}
 		x.gs[id] = g
 	}
 	return g
+}
+
+// tidOf is goroutine id's lane.
+func (x *Translator) tidOf(id trace.GoID) uint32 {
+	if g := x.gs[id]; g != nil {
+		return g.tid
+	}
+	return uint32(id)
+}
+
+// poolLane gives g a lane of its start function.
+func (x *Translator) poolLane(id trace.GoID, g *gstate, fn string) {
+	if id == 1 {
+		g.tid = 1
+		x.name(id, fn)
+		return
+	}
+	if fn == "" {
+		fn = x.goName(id, "") // there before the trace: a lane of its own
+	}
+	g.fn = fn
+	if free := x.pools[fn]; len(free) > 0 {
+		g.tid = free[len(free)-1]
+		x.pools[fn] = free[:len(free)-1]
+		return
+	}
+	x.nextID++
+	for x.nextID == 1 || x.nextID >= TaskLane0 {
+		x.nextID = 2 // (wrapping needs 4 billion lanes)
+	}
+	g.tid = x.nextID
+	x.nPool[fn]++
+	name := fn
+	if n := x.nPool[fn]; n > 1 {
+		name += " #" + strconv.Itoa(n)
+	}
+	x.named[g.tid] = true
+	x.s.ThreadName(g.tid, name)
 }
 
 func cpuOf(p trace.ProcID) (uint8, bool) {
@@ -164,7 +215,7 @@ func cpuOf(p trace.ProcID) (uint8, bool) {
 }
 
 func (x *Translator) lane(g trace.GoID) uint32 {
-	tid := uint32(g)
+	tid := x.tidOf(g)
 	if x.o.RegionLanes {
 		tid |= RegionLaneFlag
 		if !x.named[tid] {
@@ -263,7 +314,7 @@ func (x *Translator) sample(ev *trace.Event, t int64) {
 	}
 	tid := NoGoroutine
 	if g := ev.Goroutine(); g != trace.NoGoroutine {
-		tid = uint32(g)
+		tid = x.tidOf(g)
 	} else if !x.named[NoGoroutine] {
 		x.named[NoGoroutine] = true
 		x.s.ThreadName(NoGoroutine, "no goroutine")
@@ -283,7 +334,6 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 	id := st.Resource.Goroutine()
 	from, to := st.Goroutine()
 	g := x.g(id)
-	tid := uint32(id)
 	if !g.exists && to != trace.GoNotExist {
 		g.exists = true
 		fn := ""
@@ -292,9 +342,14 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 				fn = f.Func // the outermost frame is the start function
 			}
 		}
-		x.name(id, fn)
+		if x.o.PoolLanes {
+			x.poolLane(id, g, fn)
+		} else {
+			x.name(id, fn)
+		}
 		x.count(1, t)
 	}
+	tid := g.tid
 	cpu, hasP := cpuOf(ev.Proc())
 	switch {
 	case to == trace.GoRunning:
@@ -331,6 +386,9 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 	}
 	if to == trace.GoNotExist && g.exists {
 		x.closeZones(id, g, t)
+		if x.o.PoolLanes && g.fn != "" {
+			x.pools[g.fn] = append(x.pools[g.fn], g.tid)
+		}
 		delete(x.gs, id)
 		x.count(-1, t)
 	}
@@ -521,7 +579,7 @@ func (x *Translator) Finish(t int64) {
 		x.closeZones(id, g, t)
 		if g.running {
 			g.running = false
-			x.s.ContextSwitch(t, uint32(id), 0, g.cpu, 0, goreason.StateRunnable)
+			x.s.ContextSwitch(t, g.tid, 0, g.cpu, 0, goreason.StateRunnable)
 		}
 	}
 	for i := len(x.gcStack) - 1; i >= 0; i-- {
