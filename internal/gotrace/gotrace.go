@@ -144,12 +144,14 @@ type Translator struct {
 	tasks     map[trace.TaskID]int // task -> lane
 	taskLanes []bool               // busy lanes
 
-	frames []Frame
-	last   int64
-	pools  map[string][]uint32 // start function -> free lanes
-	nPool  map[string]int      // start function -> lanes made
-	nextID uint32
-	named  map[uint32]bool
+	frames     []Frame
+	last       int64
+	lastReason string
+	lastCode   uint8
+	pools      map[string][]uint32 // start function -> free lanes
+	nPool      map[string]int      // start function -> lanes made
+	nextID     uint32
+	named      map[uint32]bool
 	// Counts.
 	Events, Switches, Samples, Zones int
 }
@@ -376,8 +378,13 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 		case trace.GoNotExist:
 			state, reason = goreason.StateExited, "exited"
 		}
+		if reason != x.lastReason {
+			// The parser hands the same strings again and again: one
+			// comparison instead of a map lookup per switch.
+			x.lastReason, x.lastCode = reason, goreason.Code(reason)
+		}
 		x.Switches++
-		x.s.ContextSwitch(t, tid, 0, g.cpu, goreason.Code(reason), state)
+		x.s.ContextSwitch(t, tid, 0, g.cpu, x.lastCode, state)
 	case from == trace.GoWaiting && to == trace.GoRunnable, from == trace.GoNotExist && to == trace.GoRunnable:
 		if !hasP {
 			cpu = g.cpu
