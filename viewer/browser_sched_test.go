@@ -39,6 +39,14 @@ func schedTrace(t *testing.T) *model.Trace {
 	return tr
 }
 
+// waitSched waits until the scheduling answers for the drawn lanes have
+// arrived and been drawn.
+func waitSched(b *browser) {
+	b.tb.Helper()
+	b.waitFor("the scheduling answers", `(() => { const t = __gotracy.timeline; return !!(t.schedIdle && t.schedIdle()) })()`)
+	b.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+}
+
 // longestRun is the longest running span of a thread whose name starts
 // with prefix, found in the model (not through the viewer).
 func longestRun(tr *model.Trace, prefix string) (tid uint64, run model.CtxSwitch) {
@@ -92,6 +100,7 @@ func TestBrowserSched(t *testing.T) {
 	b := newBrowser(t, tr, "sched", 1400, 900, 1)
 	b.open("#timeline")
 	b.waitDrawn()
+	waitSched(b)
 	b.shot("overview")
 	l := b.layout()
 	l.lane(t, "cpus")
@@ -111,6 +120,7 @@ func TestBrowserSched(t *testing.T) {
 	key := schedLaneKey(tr, tid)
 	b.eval(fmt.Sprintf(`__gotracy.timeline.zoomTo(%d, %d, 0.3); __gotracy.timeline.scrollToLane(%q, 0)`, run.Start, run.End, key), nil)
 	b.waitDrawn()
+	waitSched(b)
 	l = b.layout()
 	x := (float64(run.Start+run.End)/2 - l.T0) / (l.T1 - l.T0) * l.Width
 	y := l.lane(t, key) + l.HeadH + 3
@@ -155,6 +165,7 @@ func TestBrowserSched(t *testing.T) {
 	}
 	b.eval(fmt.Sprintf(`__gotracy.timeline.zoomTo(%d, %d, 0); __gotracy.timeline.scrollToLane(%q, 0)`, st-200000, st+200000, sk), nil)
 	b.waitDrawn()
+	waitSched(b)
 	l = b.layout()
 	sx := (float64(st) - l.T0) / (l.T1 - l.T0) * l.Width
 	sy := l.lane(t, sk) + l.HeadH + 7 + 3.5
@@ -205,8 +216,10 @@ func TestBrowserSchedWaitReason(t *testing.T) {
 		b := newBrowser(t, tr, fmt.Sprintf("sched-wait-%v", goCodes), 1200, 800, 1)
 		b.open("#timeline")
 		b.waitDrawn()
+		waitSched(b)
 		b.eval(fmt.Sprintf(`__gotracy.timeline.zoomTo(%d, %d, 0.2); __gotracy.timeline.scrollToLane(%q, 0)`, gap[0], gap[1], schedLaneKey(tr, tid)), nil)
 		b.waitDrawn()
+		waitSched(b)
 		l := b.layout()
 		x := (float64(gap[0]+gap[1])/2 - l.T0) / (l.T1 - l.T0) * l.Width
 		y := l.lane(t, schedLaneKey(tr, tid)) + l.HeadH + 4

@@ -81,6 +81,18 @@ func TestAPISched(t *testing.T) {
 	if got != want {
 		t.Errorf("sched accounts for %d runs, the model has %d", got, want)
 	}
+	// Only the threads asked for, and no CPUs.
+	var one struct {
+		Threads []struct{ Thread uint64 }
+		CPUs    []any
+	}
+	first := lanes.Threads[0].Thread
+	if c := get(fmt.Sprintf("sched?t0=0&t1=%d&width=100&threads=%d&cpus=0", tr.Metadata.LastTime+1, first), &one); c != 200 || len(one.Threads) > 1 || len(one.CPUs) != 0 || len(one.Threads) == 1 && one.Threads[0].Thread != first {
+		t.Errorf("sched for thread %d without CPUs: %d %+v", first, c, one)
+	}
+	if c := get("sched?t0=0&t1=10&width=5&threads=x", nil); c != 400 {
+		t.Errorf("a bad thread list: %d, want 400", c)
+	}
 	if c := get("sched?t0=0&t1=10&widht=5", nil); c != 400 {
 		t.Errorf("a misspelt parameter: %d, want 400", c)
 	}

@@ -29,6 +29,6 @@ func BenchmarkWindow(b *testing.B) {
 	q := lod.Query{T0: 0, T1: tr.Metadata.LastTime, Width: 1600}
 	b.ReportAllocs()
 	for b.Loop() {
-		ix.Window(tr, q, 1)
+		ix.Window(tr, q, 1, sched.Filter{})
 	}
 }

@@ -208,13 +208,24 @@ type Window struct {
 	CPUs    []WindowCPU    `json:"cpus"`
 }
 
-// Window merges at minPx the spans and samples that fall in q.
-func (ix *Index) Window(t *model.Trace, q lod.Query, minPx float64) Window {
+// Filter selects what Window answers: the threads in Threads (all when
+// nil) and the CPUs when CPUs is set.
+type Filter struct {
+	Threads map[uint64]bool
+	NoCPUs  bool
+}
+
+// Window merges at minPx the spans and samples that fall in q, for the
+// threads and CPUs f selects.
+func (ix *Index) Window(t *model.Trace, q lod.Query, minPx float64, f Filter) Window {
 	a := Window{Threads: []WindowThread{}, CPUs: []WindowCPU{}}
 	var buf []lod.Span
 	last := t.Metadata.LastTime
 	for i := range ix.Threads {
 		th := &ix.Threads[i]
+		if f.Threads != nil && !f.Threads[th.ID] {
+			continue
+		}
 		wt := WindowThread{Thread: th.ID, Runs: []Run{}, Samples: []Point{}}
 		buf = lod.MergeSpans(buf[:0], len(th.Start), func(k int) int64 { return th.Start[k] }, func(k int) int64 { return th.End[k] }, q, minPx)
 		for _, s := range buf {
@@ -235,6 +246,9 @@ func (ix *Index) Window(t *model.Trace, q lod.Query, minPx float64) Window {
 		}
 	}
 	for _, c := range ix.CPUs {
+		if f.NoCPUs {
+			break
+		}
 		es := c.Entries
 		end := func(k int) int64 {
 			if es[k].End < 0 {

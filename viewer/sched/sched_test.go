@@ -46,7 +46,7 @@ func TestWindowCounts(t *testing.T) {
 		wantCPU += len(tr.CPUData[c])
 	}
 	q := lod.Query{T0: -1, T1: tr.Metadata.LastTime + 1, Width: 1 << 20}
-	w := ix.Window(tr, q, 1e-9)
+	w := ix.Window(tr, q, 1e-9, sched.Filter{})
 	got := map[uint64]int{}
 	for _, th := range w.Threads {
 		for _, r := range th.Runs {
@@ -69,7 +69,7 @@ func TestWindowCounts(t *testing.T) {
 	}
 	// At 100 pixels everything merges into at most a span per pixel
 	// gap, and the counts still add up.
-	w = ix.Window(tr, lod.Query{T0: -1, T1: tr.Metadata.LastTime + 1, Width: 100}, 1)
+	w = ix.Window(tr, lod.Query{T0: -1, T1: tr.Metadata.LastTime + 1, Width: 100}, 1, sched.Filter{})
 	total, items := 0, 0
 	for _, th := range w.Threads {
 		items += len(th.Runs)

@@ -3,7 +3,10 @@
 // a thin line coloured by why it waits while it does not), dots for its
 // sampled call stacks, lanes for threads that only have scheduling data,
 // and a "CPUs" lane with one row per CPU showing what ran there. The data
-// comes from /api/v1/schedlanes (once) and /api/v1/sched (per window).
+// comes from /api/v1/schedlanes (once) and /api/v1/sched, asked per window
+// for the lanes that are drawn (a trace of hundreds of goroutines would
+// otherwise cost megabytes per window); until a lane's answer arrives it
+// shows the previous window's.
 
 import * as fmt from "./fmt.js";
 import { css, hashColor } from "./color.js";
@@ -35,9 +38,11 @@ function laneHeight(info) {
 
 // addLanes gives the timeline's thread lanes their band and adds the lanes
 // of threads without zones and the CPUs lane (called by buildLanes).
-export function addLanes(tl) {
+export function addLanes(tl, api) {
   const S = tl.store.sched;
   if (!S) return;
+  tl.schedApi = api;
+  tl.schedIdle = () => idle(tl);
   const byThread = new Map(S.threads.map((t) => [t.thread, t]));
   const used = new Set();
   for (const lane of tl.lanes) {
@@ -88,14 +93,74 @@ function waitColor(S, run) {
   return WAIT;
 }
 
-function threadData(tl, tid) {
-  const d = tl.schedData;
-  if (!d) return null;
-  if (!tl.schedByThread || tl.schedByThread.src !== d) {
-    tl.schedByThread = new Map(d.threads.map((t) => [t.thread, t]));
-    tl.schedByThread.src = d;
+// cache is the window's answers so far (tl.have is the window the
+// timeline's data was fetched for).
+function cache(tl) {
+  const h = tl.have;
+  if (!h) return null;
+  const key = h.t0 + ":" + h.t1 + ":" + h.width;
+  if (!tl.sc || tl.sc.key !== key) {
+    const prev = tl.sc;
+    tl.sc = { key, win: { t0: h.t0, t1: h.t1, width: h.width }, threads: new Map(), cpus: null, asked: new Set(), pending: new Set(), cpuWanted: false, inflight: 0, timer: 0, prev: prev ? { threads: prev.threads, cpus: prev.cpus } : null };
   }
-  return tl.schedByThread.get(tid) || null;
+  return tl.sc;
+}
+
+function request(tl, c) {
+  if (c.timer) return;
+  c.timer = setTimeout(() => {
+    c.timer = 0;
+    const ids = [...c.pending];
+    c.pending.clear();
+    const cpus = c.cpuWanted && c.cpus === null;
+    if (!ids.length && !cpus) return;
+    c.cpuWanted = false;
+    for (const id of ids) c.asked.add(id);
+    if (cpus) c.cpus = [];
+    c.inflight++;
+    tl.schedApi
+      .json("sched", { ...c.win, threads: ids.join(","), cpus: cpus ? 1 : 0 })
+      .then((a) => {
+        for (const th of a.threads) c.threads.set(th.thread, th);
+        for (const id of ids) if (!c.threads.has(id)) c.threads.set(id, { thread: id, runs: [], samples: [] });
+        if (cpus) c.cpus = a.cpus;
+      })
+      .catch(() => {})
+      .finally(() => {
+        c.inflight--;
+        if (tl.sc === c) tl.draw();
+      });
+  }, 0);
+}
+
+function threadData(tl, tid) {
+  const c = cache(tl);
+  if (!c) return null;
+  const d = c.threads.get(tid);
+  if (d) return d;
+  if (!c.asked.has(tid)) {
+    c.pending.add(tid);
+    request(tl, c);
+  }
+  return (c.prev && c.prev.threads.get(tid)) || null;
+}
+
+function cpuData(tl) {
+  const c = cache(tl);
+  if (!c) return [];
+  if (c.cpus === null) {
+    c.cpuWanted = true;
+    request(tl, c);
+    return (c.prev && c.prev.cpus) || [];
+  }
+  return c.cpus;
+}
+
+// idle reports that no scheduling answer is pending (tests wait for it).
+export function idle(tl) {
+  const c = tl.sc;
+  if (!tl.have) return false;
+  return !!c && c.inflight === 0 && c.pending.size === 0 && !c.timer && tl.sc.key === tl.have.t0 + ":" + tl.have.t1 + ":" + tl.have.width;
 }
 
 // draw paints the band, the dots or the CPU rows of a lane at top.
@@ -156,8 +221,7 @@ function cpuThreadName(tl, tid) {
 function drawCPUs(tl, r, k, top) {
   const ctx = tl.ctx;
   const L = r.lane;
-  const d = tl.schedData;
-  const byCPU = new Map(((d && d.cpus) || []).map((c) => [c.cpu, c]));
+  const byCPU = new Map(cpuData(tl).map((c) => [c.cpu, c]));
   for (let j = 0; j < L.cpus.length; j++) {
     const y = top + j * CPU_ROW_H;
     ctx.fillStyle = j % 2 ? "#1d2025" : "#1a1c21";
@@ -194,7 +258,7 @@ export function hit(tl, r, x, y, t, k) {
   if (L.kind === "cpus") {
     const j = Math.floor((y - top) / CPU_ROW_H);
     if (j < 0 || j >= L.cpus.length) return { kind: "sched", row: r, t };
-    const c = ((tl.schedData && tl.schedData.cpus) || []).find((c) => c.cpu === L.cpus[j].cpu);
+    const c = cpuData(tl).find((c) => c.cpu === L.cpus[j].cpu);
     const span = c && c.spans.find((s) => s.start - tol <= t && t <= s.end + tol);
     return { kind: "sched", row: r, t, cpu: L.cpus[j].cpu, span };
   }

@@ -88,7 +88,7 @@ export class Timeline {
     for (const p of L.plots || []) {
       this.lanes.push({ key: "p" + p.index, kind: "plot", title: p.name, meta: p, locks: [] });
     }
-    sched.addLanes(this); // context-switch bands, CPUs lane (ctxswitch.js)
+    sched.addLanes(this, api); // context-switch bands, CPUs lane (ctxswitch.js)
   }
 
   fixedH() {
@@ -224,7 +224,6 @@ export class Timeline {
     jobs.push((this.store.lanes.messages ? api.json("messages", win, s) : Promise.resolve(null)).catch(soft));
     const plots = this.lanes.filter((l) => l.kind === "plot" && !this.collapsed.has(l.key));
     for (const p of plots) jobs.push(api.json("plot", { id: p.meta.index, ...win }, s).catch(soft));
-    jobs.push((this.store.sched ? api.json("sched", win, s) : Promise.resolve(null)).catch(soft));
     Promise.all(jobs).then(
       (res) => {
         if (this.inflight !== ac) return;
@@ -236,7 +235,6 @@ export class Timeline {
         this.lockData = res[1 + sets.length];
         this.msgData = res[2 + sets.length];
         plots.forEach((p, i) => this.plotData.set(p.meta.index, bucketsOf(res[3 + sets.length + i])));
-        this.schedData = res[3 + sets.length + plots.length];
         const t = performance.now();
         this.perf.fetches.push({ ms: t - started, bytes: this.data.bytes, items: this.data.items });
         this.draw(true);
