@@ -39,6 +39,17 @@ func schedTrace(t *testing.T) *model.Trace {
 	return tr
 }
 
+func stackHas(tr *model.Trace, cs uint32, fn string) bool {
+	for _, f := range tr.CallStack(cs) {
+		for _, in := range tr.Frames[f].Frames {
+			if strings.HasSuffix(tr.Str(in.Name), fn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // waitSched waits until the scheduling answers for the drawn lanes have
 // arrived and been drawn.
 func waitSched(b *browser) {
@@ -155,13 +166,22 @@ func TestBrowserSched(t *testing.T) {
 	var sk string
 	for i := range tr.Threads {
 		th := &tr.Threads[i]
-		if len(th.Samples) > 0 && strings.HasPrefix(tr.ThreadName(th.ID), gotracetest.WorkerFn) {
-			st, sk = th.Samples[len(th.Samples)/2].Time, fmt.Sprintf("c%d", i)
+		if !strings.HasPrefix(tr.ThreadName(th.ID), gotracetest.WorkerFn) {
+			continue
+		}
+		// A sample whose stack (in the model) passes through Spin.
+		for _, smp := range th.Samples {
+			if stackHas(tr, smp.CallStack, gotracetest.SpinFunc) {
+				st, sk = smp.Time, fmt.Sprintf("c%d", i)
+				break
+			}
+		}
+		if sk != "" {
 			break
 		}
 	}
 	if sk == "" {
-		t.Fatal("no worker has samples")
+		t.Fatal("no worker has a sample in Spin")
 	}
 	b.eval(fmt.Sprintf(`__gotracy.timeline.zoomTo(%d, %d, 0); __gotracy.timeline.scrollToLane(%q, 0)`, st-200000, st+200000, sk), nil)
 	b.waitDrawn()
@@ -175,6 +195,10 @@ func TestBrowserSched(t *testing.T) {
 	}
 	b.move(l.Left+sx, l.Top+sy)
 	b.waitFor("the sample's tooltip", `!__gotracy.timeline.tip.hidden && __gotracy.timeline.tip.textContent.includes("sample")`)
+	// Its call stack resolves to the workload's functions (the sample was
+	// taken in a worker, which runs only the workload's code and the
+	// runtime's).
+	b.waitFor("the sample's call stack", `__gotracy.timeline.tip.innerHTML.split("<br>").slice(2).join(" ").includes("gotracetest.Spin")`)
 	b.shot("sample")
 }
 

@@ -6,7 +6,8 @@
 package sched
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/gotracy/gotracy/internal/goreason"
@@ -32,7 +33,8 @@ type Thread struct {
 	Ev      []int32 // index in the thread's CtxSwitch events
 	Events  []model.CtxSwitch
 	Running int64
-	Samples []int64 // sample times, sorted
+	Samples []int64  // sample times, sorted
+	Stacks  []uint32 // the samples' call stacks
 }
 
 // CPU is one CPU's spans.
@@ -105,10 +107,12 @@ func Build(t *model.Trace) *Index {
 			continue
 		}
 		th := add(t.Threads[i].ID)
-		for _, s := range t.Threads[i].Samples {
+		smp := slices.Clone(t.Threads[i].Samples)
+		slices.SortStableFunc(smp, func(a, b model.Sample) int { return cmp.Compare(a.Time, b.Time) })
+		for _, s := range smp {
 			th.Samples = append(th.Samples, s.Time)
+			th.Stacks = append(th.Stacks, s.CallStack)
 		}
-		sort.Slice(th.Samples, func(a, b int) bool { return th.Samples[a] < th.Samples[b] })
 	}
 	for c := range t.CPUData {
 		if len(t.CPUData[c]) > 0 {
@@ -173,11 +177,13 @@ type Run struct {
 	Wakeup int64 `json:"wakeup"` // when the first span's thread was woken
 }
 
-// Point is a group of samples.
+// Point is a group of samples; a single sample names its call stack
+// (for /api/v1/callstack).
 type Point struct {
-	Start int64 `json:"start"`
-	End   int64 `json:"end"`
-	Count int   `json:"count"`
+	Start     int64  `json:"start"`
+	End       int64  `json:"end"`
+	Count     int    `json:"count"`
+	CallStack uint32 `json:"callstack,omitempty"`
 }
 
 // CPUSpan is a span of a CPU: the thread that ran, or, for a merged group,
@@ -239,7 +245,11 @@ func (ix *Index) Window(t *model.Trace, q lod.Query, minPx float64, f Filter) Wi
 		}
 		buf = lod.MergeSpans(buf[:0], len(th.Samples), func(k int) int64 { return th.Samples[k] }, func(k int) int64 { return th.Samples[k] }, q, minPx)
 		for _, s := range buf {
-			wt.Samples = append(wt.Samples, Point{Start: s.Start, End: s.End, Count: int(s.Count)})
+			p := Point{Start: s.Start, End: s.End, Count: int(s.Count)}
+			if s.Count == 1 {
+				p.CallStack = th.Stacks[s.First]
+			}
+			wt.Samples = append(wt.Samples, p)
 		}
 		if len(wt.Runs) > 0 || len(wt.Samples) > 0 {
 			a.Threads = append(a.Threads, wt)

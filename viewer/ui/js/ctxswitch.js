@@ -277,6 +277,9 @@ export function hit(tl, r, x, y, t, k) {
   return { kind: "sched", row: r, t };
 }
 
+// stackCache holds the tooltip lines of call stacks already fetched.
+const stackCache = new Map();
+
 // tip is the tooltip of a hit, or "" for none.
 export function tip(tl, h) {
   const S = tl.store.sched;
@@ -285,7 +288,27 @@ export function tip(tl, h) {
     return `<b>${fmt.html(cpuThreadName(tl, h.span.thread))}</b> on CPU ${h.cpu}<br><span class=num>${fmt.time(h.span.end - h.span.start)}</span>${h.span.count > 1 ? ` <span class=dim>(${fmt.int(h.span.count)} spans merged)</span>` : ""}<br><span class=dim>from ${fmt.time(h.span.start - tl.first)}</span>`;
   }
   if (h.sample) {
-    return `<b>${h.sample.count > 1 ? fmt.int(h.sample.count) + " samples" : "CPU sample"}</b><br><span class=dim>${title} · at ${fmt.time(h.sample.start - tl.first)}</span>`;
+    const head = `<b>${h.sample.count > 1 ? fmt.int(h.sample.count) + " samples" : "CPU sample"}</b><br><span class=dim>${title} · at ${fmt.time(h.sample.start - tl.first)}</span>`;
+    const cs = h.sample.callstack;
+    if (!cs) return head + (h.sample.count > 1 ? "<br><span class=dim>zoom in for their call stacks</span>" : "");
+    const known = stackCache.get(cs);
+    tl.lastSchedTip = h.sample;
+    if (known !== undefined) return head + known;
+    stackCache.set(cs, "<br><span class=dim>loading the call stack…</span>");
+    tl.schedApi
+      .json("callstack", { id: cs })
+      .then((a) => {
+        const lines = [];
+        for (const f of (a.frames || []).slice(0, 12)) {
+          for (const inl of f.inlines || []) lines.push(`${fmt.html(inl.name)} <span class=dim>${fmt.html(fmt.location(inl.file, inl.line))}</span>`);
+        }
+        stackCache.set(cs, "<br>" + (lines.join("<br>") || "<span class=dim>no frames</span>"));
+      })
+      .catch(() => stackCache.set(cs, "<br><span class=dim>the call stack could not be loaded</span>"))
+      .finally(() => {
+        if (tl.lastSchedTip === h.sample && !tl.tip.hidden) tl.tip.innerHTML = head + stackCache.get(cs);
+      });
+    return head + stackCache.get(cs);
   }
   if (h.run) {
     const run = h.run;
