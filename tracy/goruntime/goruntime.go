@@ -158,6 +158,7 @@ func Start(opts ...Option) error {
 		}
 	}
 	state.cfg, state.err, state.stats = cfg, nil, Stats{}
+	state.pw, state.done, state.stopM, state.mDone = nil, nil, nil, nil // nothing of an earlier run
 	if cfg.trace {
 		tracy.SetRuntimeCPUs(runtime.GOMAXPROCS(0))
 		pr, pw := io.Pipe()

@@ -92,3 +92,38 @@ func TestStartWithoutTracy(t *testing.T) {
 		t.Fatalf("Stop after a failed Start: %v", err)
 	}
 }
+
+// TestRestart: Start and Stop twice in one tracy session, the second run
+// still sends context switches, and Stop without Start does nothing.
+func TestRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "restart.tracy")
+	if err := tracyfile.Start(path); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := goruntime.Start(goruntime.WithMetricsPeriod(0)); err != nil {
+			tracy.Stop()
+			t.Fatalf("run %d: %v", i, err)
+		}
+		gotracetest.Spin(20 * time.Millisecond)
+		if err := goruntime.Stop(); err != nil {
+			t.Errorf("run %d: %v", i, err)
+		}
+		if st := goruntime.ReadStats(); st.ContextSwitches == 0 {
+			t.Errorf("run %d: no context switches (%+v)", i, st)
+		}
+		if err := goruntime.Stop(); err != nil {
+			t.Errorf("a second Stop: %v", err)
+		}
+	}
+	if err := tracy.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := tracefile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.CtxSwitches) == 0 {
+		t.Error("the file has no context switches")
+	}
+}
