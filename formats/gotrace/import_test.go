@@ -65,6 +65,16 @@ func TestImportWorkload(t *testing.T) {
 		t.Fatal(err)
 	}
 	gotracetest.Check(t, tr, true)
+	plots := map[string]int{}
+	for _, p := range tr.Plots {
+		name, _ := tr.PtrString(p.Name)
+		plots[name] = len(p.Points)
+	}
+	for _, name := range []string{"Go heap in use", "Go heap goal", "Go goroutines", "Go sched latency p99"} {
+		if plots[name] == 0 {
+			t.Errorf("plot %q has no points (plots %v)", name, plots)
+		}
+	}
 	// What the importer builds survives the .tracy writer and reader.
 	var f bytes.Buffer
 	if err := tracefile.Write(&f, tr); err != nil {

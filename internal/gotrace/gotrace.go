@@ -25,8 +25,10 @@
 //     are messages ("category: message") on the goroutine's zone lane.
 //   - CPU profile samples are call-stack samples of their goroutine (or of
 //     the "no goroutine" lane).
-//   - Metrics the trace carries become plots; the goroutine count is
-//     computed from goroutine creation and exit.
+//   - Metrics the trace carries become plots (heap in use, heap goal,
+//     GOMAXPROCS); the goroutine count is computed from goroutine creation
+//     and exit, and "Go sched latency p99" from how long goroutines waited
+//     runnable, per 10 ms (live, both come from runtime/metrics instead).
 //
 // Dropped: proc and thread (M) state transitions other than what the
 // goroutine transitions imply, incremental sweep ranges, user task
@@ -36,6 +38,7 @@
 package gotrace
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,6 +111,11 @@ const (
 	PlotHeapGoal   = "Go heap goal"
 	PlotGoroutines = "Go goroutines"
 	PlotGOMAXPROCS = "GOMAXPROCS"
+	// PlotSchedLatency is, per 10 ms of trace, the 99th percentile of how
+	// long goroutines waited runnable before they ran (ns), as the live
+	// path plots from runtime/metrics.
+	PlotSchedLatency = "Go sched latency p99"
+	latencyWindow    = 10_000_000
 )
 
 var metricPlots = map[string]string{
@@ -118,6 +126,7 @@ var metricPlots = map[string]string{
 
 type gstate struct {
 	tid     uint32 // its lane
+	ready   int64  // when it last became runnable, 0 = not runnable
 	fn      string
 	running bool
 	cpu     uint8
@@ -146,6 +155,8 @@ type Translator struct {
 
 	frames     []Frame
 	last       int64
+	lat        []int64 // latencies of the current window
+	latStart   int64
 	lastReason string
 	lastCode   uint8
 	pools      map[string][]uint32 // start function -> free lanes
@@ -362,6 +373,10 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 			cpu = g.cpu
 		}
 		g.running, g.cpu = true, cpu
+		if g.ready > 0 && !x.o.NoMetrics {
+			x.latency(t, t-g.ready)
+		}
+		g.ready = 0
 		x.Switches++
 		x.s.ContextSwitch(t, 0, tid, cpu, 0, 0)
 	case g.running:
@@ -371,6 +386,7 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 		switch to {
 		case trace.GoRunnable:
 			state = goreason.StateRunnable
+			g.ready = t
 		case trace.GoWaiting:
 			state = goreason.StateWaiting
 		case trace.GoSyscall:
@@ -389,6 +405,7 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 		if !hasP {
 			cpu = g.cpu
 		}
+		g.ready = t
 		x.s.Wakeup(t, tid, cpu)
 	}
 	if to == trace.GoNotExist && g.exists {
@@ -576,12 +593,36 @@ func (x *Translator) taskEnd(t int64, k trace.Task) {
 	x.s.ZoneEnd(TaskLane0+uint32(lane), t)
 }
 
+// latency adds one wait to the current window, emitting the previous
+// window's percentile when t is past it.
+func (x *Translator) latency(t, d int64) {
+	if x.latStart == 0 {
+		x.latStart = t
+	}
+	if t-x.latStart >= latencyWindow {
+		x.flushLatency(x.latStart + latencyWindow)
+		x.latStart = t
+	}
+	x.lat = append(x.lat, d)
+}
+
+func (x *Translator) flushLatency(at int64) {
+	if len(x.lat) == 0 {
+		return
+	}
+	slices.Sort(x.lat)
+	p := x.lat[(len(x.lat)*99+99)/100-1]
+	x.s.Plot(PlotSchedLatency, at, float64(p))
+	x.lat = x.lat[:0]
+}
+
 // Finish closes everything still open at the last event's time (or t, if
 // later): zones, running goroutines.
 func (x *Translator) Finish(t int64) {
 	if t < x.last {
 		t = x.last
 	}
+	x.flushLatency(min(x.latStart+latencyWindow, t))
 	for id, g := range x.gs {
 		x.closeZones(id, g, t)
 		if g.running {
