@@ -157,6 +157,7 @@ type Translator struct {
 	last       int64
 	lat        []int64 // latencies of the current window
 	latStart   int64
+	startFn    map[trace.Stack]string // creation stack -> start function, this generation
 	lastReason string
 	lastCode   uint8
 	pools      map[string][]uint32 // start function -> free lanes
@@ -170,7 +171,7 @@ type Translator struct {
 // New returns a translator that feeds s.
 func New(s Sink, o Options) *Translator {
 	return &Translator{s: s, o: o, gs: map[trace.GoID]*gstate{}, tasks: map[trace.TaskID]int{}, named: map[uint32]bool{},
-		pools: map[string][]uint32{}, nPool: map[string]int{}, nextID: 1}
+		pools: map[string][]uint32{}, nPool: map[string]int{}, nextID: 1, startFn: map[trace.Stack]string{}}
 }
 
 func (x *Translator) g(id trace.GoID) *gstate {
@@ -266,6 +267,8 @@ func (x *Translator) Event(ev *trace.Event) {
 		x.last = t
 	}
 	switch ev.Kind() {
+	case trace.EventSync:
+		clear(x.startFn) // stack handles belong to a generation
 	case trace.EventStateTransition:
 		st := ev.StateTransition()
 		if st.Resource.Kind == trace.ResourceGoroutine {
@@ -351,8 +354,12 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 		g.exists = true
 		fn := ""
 		if from == trace.GoNotExist {
-			for f := range st.Stack.Frames() {
-				fn = f.Func // the outermost frame is the start function
+			var ok bool
+			if fn, ok = x.startFn[st.Stack]; !ok {
+				for f := range st.Stack.Frames() {
+					fn = f.Func // the outermost frame is the start function
+				}
+				x.startFn[st.Stack] = fn
 			}
 		}
 		if x.o.PoolLanes {
