@@ -100,6 +100,9 @@ func threadName(tid uint32) string {
 	if v, ok := threadNames.Load(uint64(tid)); ok {
 		return *v.(*string)
 	}
+	if n, ok := runtimeThreadName(tid); ok { // runtimeev.go
+		return n
+	}
 	if tid == 1 {
 		return "main"
 	}

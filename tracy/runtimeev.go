@@ -187,6 +187,41 @@ func SetLaneName(tid uint32, name string) {
 	threadNames.Store(uint64(tid), &name)
 }
 
+// goNames holds the start functions SetGoroutineName recorded; the name is
+// formatted only when a server asks, since most goroutines of a busy
+// program are never asked about.
+var goNames struct {
+	sync.Mutex
+	m map[uint32]string
+}
+
+// maxGoNames bounds goNames (goroutine churn must not grow memory for
+// good); later goroutines keep "goroutine N".
+const maxGoNames = 1 << 16
+
+// SetGoroutineName names goroutine tid's thread after its start function,
+// "fn (gN)", unless the program named it with SetThreadName.
+func SetGoroutineName(tid uint32, fn string) {
+	goNames.Lock()
+	if goNames.m == nil {
+		goNames.m = map[uint32]string{}
+	}
+	if len(goNames.m) < maxGoNames {
+		goNames.m[tid] = fn
+	}
+	goNames.Unlock()
+}
+
+func runtimeThreadName(tid uint32) (string, bool) {
+	goNames.Lock()
+	fn, ok := goNames.m[tid]
+	goNames.Unlock()
+	if !ok || fn == "" {
+		return "", false
+	}
+	return fn + " (g" + strconv.FormatUint(uint64(tid), 10) + ")", true
+}
+
 func runtimeLoc(name string) uint64 {
 	rtq.mu.Lock()
 	defer rtq.mu.Unlock()

@@ -17,3 +17,4 @@ func (b *RuntimeBatch) Len() int                                       { return 
 func (b *RuntimeBatch) Flush()                                         {}
 func SetRuntimeCPUs(n int)                                             {}
 func SetLaneName(tid uint32, name string)                              {}
+func SetGoroutineName(tid uint32, fn string)                           {}

@@ -250,12 +250,23 @@ func (x *Translator) goName(g trace.GoID, fn string) string {
 	return fn + " (g" + strconv.FormatInt(int64(g), 10) + ")"
 }
 
+// GoroutineNamer is a Sink that names goroutine lanes itself from their
+// start function ("" when unknown), sparing the translator a string per
+// goroutine (live: the client formats a name only when asked for it).
+type GoroutineNamer interface {
+	GoroutineName(tid uint32, fn string)
+}
+
 func (x *Translator) name(g trace.GoID, fn string) {
 	tid := uint32(g)
 	if x.named[tid] && fn == "" {
 		return
 	}
 	x.named[tid] = true
+	if n, ok := x.s.(GoroutineNamer); ok {
+		n.GoroutineName(tid, fn)
+		return
+	}
 	x.s.ThreadName(tid, x.goName(g, fn))
 }
 

@@ -273,6 +273,14 @@ func (s *liveSink) ThreadName(tid uint32, name string) {
 	tracy.SetLaneName(tid, name)
 }
 
+// GoroutineName keeps the start function for the client to name the
+// goroutine with if a server asks ("main" and "goroutine N" need nothing).
+func (s *liveSink) GoroutineName(tid uint32, fn string) {
+	if fn != "" && tid != 1 {
+		tracy.SetGoroutineName(tid, fn)
+	}
+}
+
 func (s *liveSink) ContextSwitch(t int64, old, nw uint32, cpu uint8, reason, st uint8) {
 	s.b.ContextSwitch(t+s.off, old, nw, cpu, reason, st)
 }
