@@ -12,6 +12,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/arch v0.33.0
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.12
 )

@@ -25,6 +25,9 @@ func TestNoServerCodeInClient(t *testing.T) {
 		}
 		const mod = "github.com/gotracy/gotracy/"
 		for _, d := range deps {
+			if strings.HasPrefix(d, "golang.org/x/exp") || d == "runtime/trace" {
+				t.Errorf("tags %q: tracy depends on %s (only tracy/goruntime may)", tags, d)
+			}
 			if !strings.HasPrefix(d, mod) {
 				continue
 			}
@@ -41,5 +44,12 @@ func TestNoServerCodeInClient(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "github.com/gotracy/gotracy/capture\n") {
 		t.Errorf("tracyfile does not bring the capture: the check above proves nothing")
+	}
+	out, err = exec.Command(goTool, "list", "-deps", "github.com/gotracy/gotracy/tracy/goruntime").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "golang.org/x/exp/trace\n") {
+		t.Errorf("goruntime does not bring golang.org/x/exp/trace: the check above proves nothing")
 	}
 }

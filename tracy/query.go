@@ -47,8 +47,7 @@ func (s *session) answer(q protocol.ServerQueryPacket) {
 		}
 		b, _ = protocol.AppendFiberName(b, q.Ptr, clipText(name))
 	case protocol.ServerQueryExternalName:
-		b, _ = protocol.AppendExternalThreadName(b, q.Ptr, "[unknown]")
-		b, _ = protocol.AppendExternalName(b, q.Ptr, "[unknown]")
+		b = appendExternalName(b, q.Ptr, s.p.program) // runtimeev.go
 	case protocol.ServerQueryDisconnect:
 		// The server disconnects: stop sending events, send Terminate, keep answering.
 		if !s.terminated {
@@ -100,6 +99,9 @@ func (s *session) answer(q protocol.ServerQueryPacket) {
 func threadName(tid uint32) string {
 	if v, ok := threadNames.Load(uint64(tid)); ok {
 		return *v.(*string)
+	}
+	if n, ok := runtimeThreadName(tid); ok { // runtimeev.go
+		return n
 	}
 	if tid == 1 {
 		return "main"

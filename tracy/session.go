@@ -471,6 +471,9 @@ func (s *session) drainAll() bool {
 		}
 		giveBackSerial(q)
 	}
+	if s.drainRuntime() { // runtimeev.go
+		worked = true
+	}
 	return worked
 }
 
@@ -995,4 +998,5 @@ func (s *session) closeOpenZones() {
 			s.buf = s.refs.AppendZoneEnd(s.buf, t)
 		}
 	}
+	s.closeRuntimeZones(t) // runtimeev.go
 }

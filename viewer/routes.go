@@ -5,6 +5,7 @@ import "net/http"
 // endpointList is what GET /api/v1/ lists.
 var endpointList = []string{"trace", "lanes", "srclocs", "timeline", "statistics", "find", "zone", "zoneat", "callstack",
 	"frames", "plot", "locks", "messages", "messagelist", "frameimages", "frameimage", "sources", "source",
+	"schedlanes", "sched",
 	"memory", "memlist", "memtree", "flame", "lockstats", "sourcestats"}
 
 func (s *Server) moreRoutes(api func(string, func(http.ResponseWriter, *http.Request) error)) {
@@ -22,5 +23,7 @@ func (s *Server) moreRoutes(api func(string, func(http.ResponseWriter, *http.Req
 	api("frameimage", s.apiFrameImage)
 	api("sources", s.apiSources)
 	api("source", s.apiSource)
+	api("schedlanes", s.apiSchedLanes) // ctxswitch.go
+	api("sched", s.apiSched)           // ctxswitch.go
 	s.deepRoutes(api)
 }

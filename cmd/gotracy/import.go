@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gotracy/gotracy/formats/chrome"
 	"github.com/gotracy/gotracy/formats/fuchsia"
+	"github.com/gotracy/gotracy/formats/gotrace"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -15,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "import",
-		summary: "convert a Chrome JSON (.json) or Fuchsia (.fxt) trace, optionally .zst, into a .tracy file, as Tracy's importers",
+		summary: "convert a Go execution trace (go test -trace, runtime/trace), a Chrome JSON (.json) or a Fuchsia (.fxt) trace, optionally .zst, into a .tracy file",
 		usage:   "import IN -o OUT.tracy [-f]",
 		setup:   setupImport,
 	})
@@ -34,6 +36,23 @@ func importFuchsia(r io.Reader, in, out string) (*model.Trace, error) {
 
 func importChrome(r io.Reader, in, out string) (*model.Trace, error) {
 	return chrome.Import(r, chrome.ImportOptions{CaptureName: out, CaptureProgram: in})
+}
+
+func importGoTrace(r io.Reader, in, out string) (*model.Trace, error) {
+	return gotrace.Import(r, gotrace.ImportOptions{CaptureName: out, CaptureProgram: in})
+}
+
+// sniffGoTrace reports whether the input starts with a Go execution
+// trace's header.
+func sniffGoTrace(in string) (bool, error) {
+	r, closeIn, err := openFormatInput(in)
+	if err != nil {
+		return false, err
+	}
+	defer closeIn()
+	var h [16]byte
+	n, _ := io.ReadFull(r, h[:])
+	return gotrace.Header(h[:n]), nil
 }
 
 func setupImport(fs *flag.FlagSet) func(*env, []string) error {
@@ -55,8 +74,16 @@ func setupImport(fs *flag.FlagSet) func(*env, []string) error {
 				read = f
 			}
 		}
+		// A Go execution trace is recognised by its header, whatever its name.
+		goTrace, err := sniffGoTrace(in)
+		if err != nil {
+			return err
+		}
+		if goTrace {
+			read = importGoTrace
+		}
 		if read == nil {
-			return usagef("cannot tell the input format of %q: expected a name ending in .json or .fxt (optionally .zst)", in)
+			return usagef("cannot tell the input format of %q: expected a Go execution trace (header \"go 1.NN trace\") or a name ending in .json or .fxt (optionally .zst)", in)
 		}
 		if err := checkFormatOutput(*out, *force); err != nil {
 			return err
@@ -67,8 +94,13 @@ func setupImport(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		t, err := read(r, in, *out)
 		closeIn()
+		var partial error
 		if err != nil {
-			return fmt.Errorf("%s: %w", in, err)
+			var ge *gotrace.Error
+			if t == nil || !errors.As(err, &ge) {
+				return fmt.Errorf("%s: %w", in, err)
+			}
+			partial = fmt.Errorf("%s: %w", in, err) // saved below, then reported
 		}
 		// LZ4 in 2 streams, as Tracy's importers save (FileCompression::Fast);
 		// `gotracy save` recompresses.
@@ -79,7 +111,7 @@ func setupImport(fs *flag.FlagSet) func(*env, []string) error {
 			return fmt.Errorf("saving %s: %w", *out, err)
 		}
 		fmt.Fprintf(e.stdout, "%s: %d zones, %d messages, %d plots, %d threads\n", *out, t.ZoneCount(), len(t.Messages), len(t.Plots), len(t.Threads))
-		return nil
+		return partial
 	}
 }
 

@@ -7,6 +7,7 @@
 //   #memory?pool=&filter=&t=&view=&sort=   #flame?kind=&t0=&t1=&root=   #locks?lock=N   #source?file=
 
 import * as api from "./api.js";
+import { load as loadSched } from "./ctxswitch.js";
 import * as fmt from "./fmt.js";
 import { Palette } from "./color.js";
 import { Timeline } from "./timeline.js";
@@ -58,6 +59,7 @@ async function boot() {
     frameImageOf: (f) => (byFrame.has(f) ? byFrame.get(f) : null),
     frameImages: async () => imgList,
   };
+  store.sched = await loadSched(api); // ctxswitch.js: null without scheduling data
   window.__gotracy = { store };
 
   function showFacts() {

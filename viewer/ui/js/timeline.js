@@ -8,6 +8,7 @@
 // (one request group in flight; a newer view aborts it).
 
 import * as api from "./api.js";
+import * as sched from "./ctxswitch.js";
 import * as fmt from "./fmt.js";
 import { css, shade, frameColor, hashColor } from "./color.js";
 
@@ -87,6 +88,7 @@ export class Timeline {
     for (const p of L.plots || []) {
       this.lanes.push({ key: "p" + p.index, kind: "plot", title: p.name, meta: p, locks: [] });
     }
+    sched.addLanes(this, api); // context-switch bands, CPUs lane (ctxswitch.js)
   }
 
   // liveUpdate takes the lanes of a grown trace (live viewing) from the
@@ -121,7 +123,7 @@ export class Timeline {
           // zones): deep traces do not reserve empty rows.
           const d = byKey.get(lane.key);
           lane.rows = lane.depth === 0 ? 0 : Math.max(1, d ? d.usedDepth : 1);
-          h += lane.rows * ROW_H + lane.locks.length * LOCK_H;
+          h += lane.rows * ROW_H + lane.locks.length * LOCK_H + (lane.schedH || 0);
         }
       } else if (lane.kind !== "plot") h += 6;
       rows.push({ lane, y, h, collapsed });
@@ -440,7 +442,9 @@ export class Timeline {
     const zones = (n) => fmt.int(n) + (n === 1 ? " zone" : " zones");
     if (L.kind === "cpu") sub = zones(L.meta.zones) + (L.meta.is_fiber ? " · fiber" : "");
     else if (L.kind === "gpu") sub = zones(L.meta.zones);
+    else if (L.subText !== undefined) sub = L.subText;
     else sub = fmt.int(L.meta.count) + " points · " + L.meta.format;
+    if (L.schedSub) sub += " · " + L.schedSub;
     if (lane && L.kind !== "plot") sub += " · " + fmt.int(lane.zones) + " in view";
     ctx.fillText(sub, 30 + tw, ty);
     if (L.kind === "cpu") this.drawMessages(r, k);
@@ -448,8 +452,9 @@ export class Timeline {
       if (!r.collapsed) this.drawPlot(r, k);
       return;
     }
+    if (L.schedH && !r.collapsed) sched.draw(this, r, k);
     if (!lane) return;
-    const top = r.y + HEAD_H;
+    const top = r.y + HEAD_H + (r.collapsed ? 0 : L.schedH || 0);
     if (r.collapsed) {
       this.drawZones(lane, k, top, 0, 1, 5, L);
       return;
@@ -817,8 +822,10 @@ export class Timeline {
         return { kind: "head", row: r, t };
       }
       if (r.collapsed || r.lane.kind === "plot") return { kind: "lane", row: r, t };
-      const d = Math.floor((y - r.y - HEAD_H) / ROW_H);
-      const lockTop = r.y + HEAD_H + (r.lane.rows || 0) * ROW_H;
+      const sh = r.lane.schedH || 0;
+      if (sh && y < r.y + HEAD_H + sh) return sched.hit(this, r, x, y, t, k);
+      const d = Math.floor((y - r.y - HEAD_H - sh) / ROW_H);
+      const lockTop = r.y + HEAD_H + sh + (r.lane.rows || 0) * ROW_H;
       if (r.lane.locks.length && y >= lockTop) {
         const lk = r.lane.locks[Math.min(r.lane.locks.length - 1, Math.floor((y - lockTop) / LOCK_H))];
         const tol = 2 / k;
@@ -1072,6 +1079,13 @@ export class Timeline {
       this.showMessageTip(e, h);
       return;
     }
+    if (h.kind === "sched") {
+      const tip = sched.tip(this, h);
+      if (tip) {
+        this.showTip(e, tip);
+        return;
+      }
+    }
     if (h.kind === "frame") {
       const f = h.f;
       const set = this.sets[h.set];
@@ -1164,7 +1178,7 @@ export class Timeline {
     const rows = this.layout();
     const r = rows.find((x) => x.lane.key === key);
     if (!r) return;
-    const y = r.y + this.scrollY + HEAD_H + Math.min(depth || 0, r.lane.rows || 0) * ROW_H;
+    const y = r.y + this.scrollY + HEAD_H + (r.lane.schedH || 0) + Math.min(depth || 0, r.lane.rows || 0) * ROW_H;
     const top = this.fixedH();
     if (y - this.scrollY < top + 10 || y - this.scrollY > this.h - ROW_H * 2) this.scrollY = Math.max(0, y - top - 60);
     this.draw();
