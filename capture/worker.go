@@ -130,10 +130,8 @@ type worker struct {
 	gpu       [256]*gpuCtx
 	power     map[uint64]*powerDomain
 
-	ctx        map[uint64]*ctxThread // context switches by thread id
-	cpuThreads map[uint64]int        // thread id -> index in t.CPUThreadData
-	extIndex   map[uint64]uint16     // thread id -> index in t.ExtThreadIndex
-	hwIndex    map[uint64]int        // instruction address -> index in t.HwSamples
+	ctx     *model.CtxSwitchBuilder // context switches, CPU timelines
+	hwIndex map[uint64]int          // instruction address -> index in t.HwSamples
 
 	flight *flight // flight.go: the flight recorder, nil when off
 
@@ -222,9 +220,7 @@ func newWorker(t *model.Trace, q *queryQueue) *worker {
 		fibers:            map[uint64]*threadState{},
 		fiberKeys:         map[uint64]uint64{},
 		power:             map[uint64]*powerDomain{},
-		ctx:               map[uint64]*ctxThread{},
-		cpuThreads:        map[uint64]int{},
-		extIndex:          map[uint64]uint16{},
+		ctx:               model.NewCtxSwitchBuilder(t, false),
 		hwIndex:           map[uint64]int{},
 		checkSrclocLast:   0,
 	}

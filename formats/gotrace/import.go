@@ -331,17 +331,19 @@ func (s *sink) finish(o ImportOptions) *model.Trace {
 		t.Metadata.SamplingPeriod = 10_000_000 // runtime/pprof's 100 Hz
 	}
 	slices.SortStableFunc(s.sw, func(a, c switchEv) int { return cmp.Compare(a.t, c.t) })
-	cs := newCtx(t)
+	// Lenient: an execution trace is not a Tracy client's stream.
+	cs := model.NewCtxSwitchBuilder(t, true)
 	for _, e := range s.sw {
 		ts := rel(e.t)
 		b.Observe(ts)
 		if e.wakeup {
-			cs.wakeup(ts, uint64(e.new), e.cpu)
+			cs.Wakeup(ts, uint64(e.new), e.cpu)
 		} else {
-			cs.contextSwitch(ts, uint64(e.old), uint64(e.new), e.cpu, int8(e.reason), int8(e.st))
+			cs.Switch(ts, uint64(e.old), uint64(e.new), e.cpu, int8(e.reason), int8(e.st))
 		}
 	}
-	for tid := range cs.ctx {
+	for i := range t.CtxSwitches {
+		tid := t.CtxSwitches[i].Thread
 		name := s.names[uint32(tid)]
 		if name == "" {
 			name = fmt.Sprintf("goroutine %d", tid)
@@ -358,112 +360,3 @@ func (s *sink) finish(o ImportOptions) *model.Trace {
 	return b.Finish()
 }
 
-// ctx builds Tracy's per-thread context-switch lists and per-CPU timelines
-// as the capture server does (capture/ctxswitch.go).
-type ctx struct {
-	t          *model.Trace
-	ctx        map[uint64]*ctxThread
-	cpuThreads map[uint64]int
-	extIndex   map[uint64]uint16
-}
-
-type ctxThread struct {
-	idx           int
-	pendingWakeup int64
-	wakeupCPU     uint8
-}
-
-const reasonWakeup = -2
-
-func newCtx(t *model.Trace) *ctx {
-	return &ctx{t: t, ctx: map[uint64]*ctxThread{}, cpuThreads: map[uint64]int{}, extIndex: map[uint64]uint16{}}
-}
-
-func (w *ctx) switches(tid uint64) (*ctxThread, *[]model.CtxSwitch) {
-	c := w.ctx[tid]
-	if c == nil {
-		c = &ctxThread{idx: len(w.t.CtxSwitches)}
-		w.t.CtxSwitches = append(w.t.CtxSwitches, model.ThreadCtxSwitches{Thread: tid})
-		w.ctx[tid] = c
-	}
-	return c, &w.t.CtxSwitches[c.idx].Events
-}
-
-func (w *ctx) cpuThread(tid uint64) *model.CPUThreadData {
-	i, ok := w.cpuThreads[tid]
-	if !ok {
-		i = len(w.t.CPUThreadData)
-		w.t.CPUThreadData = append(w.t.CPUThreadData, model.CPUThreadData{Thread: tid})
-		w.cpuThreads[tid] = i
-	}
-	return &w.t.CPUThreadData[i]
-}
-
-func (w *ctx) extThread(tid uint64) uint16 {
-	if i, ok := w.extIndex[tid]; ok {
-		return i
-	}
-	i := uint16(len(w.t.ExtThreadIndex))
-	w.t.ExtThreadIndex = append(w.t.ExtThreadIndex, tid)
-	w.extIndex[tid] = i
-	return i
-}
-
-func (w *ctx) contextSwitch(t int64, oldThread, newThread uint64, cpu uint8, reason, state int8) {
-	cs := &w.t.CPUData[cpu]
-	if oldThread != 0 {
-		if c := w.ctx[oldThread]; c != nil {
-			evs := w.t.CtxSwitches[c.idx].Events
-			if n := len(evs); n > 0 && evs[n-1].End < 0 && evs[n-1].Start >= 0 {
-				it := &evs[n-1]
-				it.End, it.Reason, it.State = t, reason, state
-				ct := w.cpuThread(oldThread)
-				ct.RunningRegions++
-				ct.RunningTime += t - it.Start
-			}
-		}
-		if n := len(*cs); n > 0 && (*cs)[n-1].End < 0 {
-			(*cs)[n-1].End = t
-		}
-	}
-	if newThread == 0 {
-		return
-	}
-	c, evs := w.switches(newThread)
-	migration := false
-	var it *model.CtxSwitch
-	if n := len(*evs); n > 0 && (*evs)[n-1].Reason == reasonWakeup {
-		it = &(*evs)[n-1]
-		migration = n > 1 && (*evs)[n-2].CPU != cpu
-	} else {
-		if n := len(*evs); n > 0 {
-			migration = (*evs)[n-1].CPU != cpu
-		}
-		*evs = append(*evs, model.CtxSwitch{Wakeup: t, WakeupCPU: cpu})
-		n := len(*evs)
-		it = &(*evs)[n-1]
-		if c.pendingWakeup != 0 && n > 1 {
-			if prev := (*evs)[n-2].Wakeup; prev <= c.pendingWakeup && c.pendingWakeup <= t {
-				it.Wakeup, it.WakeupCPU = c.pendingWakeup, c.wakeupCPU
-				c.pendingWakeup = 0
-			}
-		}
-	}
-	it.Start, it.End, it.CPU, it.Reason, it.State, it.Thread = t, -1, cpu, -1, -1, 0
-	if n := len(*cs); n > 0 && (*cs)[n-1].End < 0 {
-		(*cs)[n-1].End = t // a span the trace never ended
-	}
-	*cs = append(*cs, model.CPUEntry{Start: t, End: -1, Thread: w.extThread(newThread)})
-	if migration {
-		w.cpuThread(newThread).Migrations++
-	}
-}
-
-func (w *ctx) wakeup(t int64, thread uint64, cpu uint8) {
-	c, evs := w.switches(thread)
-	if n := len(*evs); n > 0 && (*evs)[n-1].End < 0 {
-		c.pendingWakeup, c.wakeupCPU = t, cpu
-		return
-	}
-	*evs = append(*evs, model.CtxSwitch{Wakeup: t, WakeupCPU: cpu, Start: t, End: -1, Reason: reasonWakeup, State: -1})
-}
