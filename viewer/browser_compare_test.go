@@ -26,14 +26,7 @@ import (
 // headless Chromium: on the synthetic pair (any clone) and on the
 // demo/demo-ondemand fixtures.
 func TestBrowserCompare(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip(noChromium)
-	}
-	dir, err := shotDir()
-	if err != nil {
-		t.Fatalf("screenshot folder: %v", err)
-	}
-	t.Logf("screenshots of this run: %s", dir)
+	startBrowserSuite(t)
 	t.Run("Synthetic", testBrowserCompareSynthetic)
 	t.Run("Demo", testBrowserCompareDemo)
 }

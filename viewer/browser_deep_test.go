@@ -20,14 +20,7 @@ import (
 // samples, checking what the tables show against counts made from the
 // model, and saves a screenshot of every step.
 func TestBrowserDeep(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip(noChromium)
-	}
-	dir, err := shotDir()
-	if err != nil {
-		t.Fatalf("screenshot folder: %v", err)
-	}
-	t.Logf("screenshots of this run: %s", dir)
+	startBrowserSuite(t)
 	t.Run("Demo", testBrowserDeepDemo)
 	t.Run("Synthetic", testBrowserDeepSynth)
 }

@@ -367,3 +367,18 @@ func short(s string) string {
 	}
 	return s
 }
+
+// startBrowserSuite begins a parent browser test: it skips t, with one
+// line, where no Chromium can be found, and logs the folder this run's
+// screenshots go to.
+func startBrowserSuite(t *testing.T) {
+	t.Helper()
+	if chromiumPath() == "" {
+		t.Skip(noChromium)
+	}
+	dir, err := shotDir()
+	if err != nil {
+		t.Fatalf("screenshot folder: %v", err)
+	}
+	t.Logf("screenshots of this run: %s", dir)
+}

@@ -24,14 +24,7 @@ import (
 // folder is logged; run with -v to see it). One parent test, so a machine
 // without Chromium says so once.
 func TestBrowser(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip(noChromium)
-	}
-	dir, err := shotDir()
-	if err != nil {
-		t.Fatalf("screenshot folder: %v", err)
-	}
-	t.Logf("screenshots of this run: %s", dir)
+	startBrowserSuite(t)
 	t.Run("Game", testBrowserGame)
 	t.Run("Demo", testBrowserDemo)
 	t.Run("HiDPI", testBrowserHiDPI)

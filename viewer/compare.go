@@ -52,16 +52,7 @@ var compareEndpoints = []string{"compare", "comparehist"}
 
 func (c *Compare) routes() {
 	m := http.NewServeMux()
-	api := func(path string, h func(w http.ResponseWriter, r *http.Request) error) {
-		m.HandleFunc("GET /api/v1/"+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Cache-Control", "no-store")
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			aw := &apiWriter{ResponseWriter: w, gzip: acceptsGzip(r)}
-			if err := h(aw, r); err != nil {
-				writeError(w, err)
-			}
-		})
-	}
+	api := apiRoutes(m)
 	api("{$}", c.apiIndex)
 	api("compare", c.apiCompare)
 	api("comparehist", c.apiCompareHist)

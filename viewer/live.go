@@ -103,18 +103,9 @@ func NewLive(src LiveSource, save SaveFunc, opts ...Option) (*Live, error) {
 	opts = append(append([]Option(nil), opts...), withLazyReport())
 	l := &Live{src: src, save: save, opts: opts, ui: ui}
 	m := http.NewServeMux()
-	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
-		m.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Cache-Control", "no-store")
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			if err := h(&apiWriter{ResponseWriter: w, gzip: acceptsGzip(r)}, r); err != nil {
-				writeError(w, err)
-			}
-		})
-	}
-	api("GET /api/v1/{$}", l.apiIndex)
-	api("GET /api/v1/live", l.apiLive)
-	api("POST /api/v1/save", l.apiSave)
+	m.HandleFunc("GET /api/v1/{$}", apiHandler(l.apiIndex))
+	m.HandleFunc("GET /api/v1/live", apiHandler(l.apiLive))
+	m.HandleFunc("POST /api/v1/save", apiHandler(l.apiSave))
 	m.HandleFunc("/api/v1/save", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST")
 		writeError(w, &apiError{code: http.StatusMethodNotAllowed, msg: fmt.Sprintf("save answers POST only, got %s", r.Method)})

@@ -173,16 +173,7 @@ func (s *Server) Handler() http.Handler { return s.mux }
 
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	api := func(path string, h func(w http.ResponseWriter, r *http.Request) error) {
-		m.HandleFunc("GET /api/v1/"+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Cache-Control", "no-store")
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			aw := &apiWriter{ResponseWriter: w, gzip: acceptsGzip(r)}
-			if err := h(aw, r); err != nil {
-				writeError(w, err)
-			}
-		})
-	}
+	api := apiRoutes(m)
 	api("{$}", s.apiIndex)
 	api("trace", s.apiTrace)
 	api("lanes", s.apiLanes)
@@ -265,7 +256,42 @@ func writeError(w http.ResponseWriter, err error) {
 // apiWriter carries whether the client takes gzip to writeJSON.
 type apiWriter struct {
 	http.ResponseWriter
-	gzip bool
+	gzip    bool
+	started bool // the status line went out: an error can no longer be answered
+}
+
+func (aw *apiWriter) WriteHeader(code int) {
+	aw.started = true
+	aw.ResponseWriter.WriteHeader(code)
+}
+
+func (aw *apiWriter) Write(b []byte) (int, error) {
+	aw.started = true
+	return aw.ResponseWriter.Write(b)
+}
+
+// apiRoutes returns the function that registers a GET endpoint of the API
+// on m, wrapped by apiHandler.
+func apiRoutes(m *http.ServeMux) func(path string, h func(w http.ResponseWriter, r *http.Request) error) {
+	return func(path string, h func(w http.ResponseWriter, r *http.Request) error) {
+		m.HandleFunc("GET /api/v1/"+path, apiHandler(h))
+	}
+}
+
+// apiHandler serves one API endpoint: answers are never cached, gzip is
+// offered to writeJSON, and the handler's error becomes the JSON error
+// answer, unless the answer had already begun (the page aborted it, a
+// write failed): then there is nothing left to answer, and a second status
+// would only be logged.
+func apiHandler(h func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		aw := &apiWriter{ResponseWriter: w, gzip: acceptsGzip(r)}
+		if err := h(aw, r); err != nil && !aw.started {
+			writeError(w, err)
+		}
+	}
 }
 
 func acceptsGzip(r *http.Request) bool {
