@@ -70,19 +70,12 @@ func (c *Compare) routes() {
 	page, _ := fs.ReadFile(c.a.ui, "compare.html")
 	files := http.FileServerFS(c.a.ui)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "the viewer answers GET only", http.StatusMethodNotAllowed)
+		if !pageRequest(w, r) {
 			return
 		}
-		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", pagePolicy)
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Cache-Control", "no-cache")
 		switch r.URL.Path {
 		case "/", "/compare.html":
-			h.Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Write(page)
 			return
 		case "/index.html":

@@ -196,21 +196,30 @@ func (s *Server) routes() {
 func pageHandler(ui fs.FS) http.Handler {
 	files := http.FileServerFS(ui)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "the viewer answers GET only", http.StatusMethodNotAllowed)
-			return
+		if pageRequest(w, r) {
+			files.ServeHTTP(w, r)
 		}
-		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", pagePolicy)
-		h.Set("Referrer-Policy", "no-referrer")
-		// The page is embedded in the binary, so a stale copy in the
-		// browser cache is the only way to see an old page after an
-		// upgrade: make the browser ask each time (the answer is tiny).
-		h.Set("Cache-Control", "no-cache")
-		files.ServeHTTP(w, r)
 	})
+}
+
+// pageRequest refuses a request for the page's files that is not GET or
+// HEAD, and otherwise sets the headers every file of the page is served
+// with and reports true.
+func pageRequest(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "the viewer answers GET only", http.StatusMethodNotAllowed)
+		return false
+	}
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", pagePolicy)
+	h.Set("Referrer-Policy", "no-referrer")
+	// The page is embedded in the binary, so a stale copy in the browser
+	// cache is the only way to see an old page after an upgrade: make the
+	// browser ask each time (the answer is tiny).
+	h.Set("Cache-Control", "no-cache")
+	return true
 }
 
 // pagePolicy lets the page load nothing but itself and the API: no CDN,
