@@ -359,4 +359,3 @@ func (s *sink) finish(o ImportOptions) *model.Trace {
 	}
 	return b.Finish()
 }
-
