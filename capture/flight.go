@@ -400,13 +400,25 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 	}
 	// Second pass: copy the runs chunk by chunk into a list of the exact
 	// size, moving subtree ends down by what was removed before them.
+	// The runs go forward, so every old chunk before the one being read
+	// is done with: it is let go at once, and the new list's chunks can
+	// take its memory, which keeps a trim's peak near the old list's size
+	// instead of old plus new (at a full rate a 30 s window is gigabytes).
+	// Live snapshots hold their own chunk tables (ZoneList.Share), so a
+	// chunk one of them shares stays theirs.
 	var nl model.ZoneList
 	nl.Grow(kept)
-	chunks := zs.Chunks()
+	chunks := slices.Clone(zs.Chunks())
+	*zs = model.ZoneList{} // the table above holds the only references now
+	released := 0
 	for _, r := range runs {
 		sub := uint32(r.removed)
 		for i := r.from; i < r.to; {
-			ch := chunks[i/model.ZoneChunkLen]
+			ci := i / model.ZoneChunkLen
+			for ; released < ci; released++ {
+				chunks[released] = nil
+			}
+			ch := chunks[ci]
 			off := i % model.ZoneChunkLen
 			m := min(len(ch)-off, r.to-i)
 			for _, z := range ch[off : off+m] {
