@@ -30,7 +30,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/gotracy/gotracy/internal/hugepage"
 	"github.com/gotracy/gotracy/model"
 )
 
@@ -472,10 +471,7 @@ func (b *boundsBuilder) finish() levels {
 	}
 	fill := make([]uint32, len(b.acc))
 	copy(fill, off[:len(b.acc)])
-	// Queries bisect and gallop through pos at random: on 4 KiB pages
-	// nearly every probe of a 100M-zone index is a TLB miss as well as a
-	// cache miss.
-	pos := hugepage.Make[uint32](n)
+	pos := make([]uint32, n)
 	for i, d := range b.depth {
 		pos[fill[d]] = uint32(i)
 		fill[d]++
