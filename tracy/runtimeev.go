@@ -5,6 +5,7 @@ package tracy
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gotracy/gotracy/protocol"
 )
@@ -47,6 +48,11 @@ type rtEv struct {
 // maxRuntimeQueue bounds the queue; past it RuntimeBatch.Flush waits for
 // the sender (the waiting goroutine is goruntime's reader, not the program).
 const maxRuntimeQueue = 1 << 20
+
+// rtUsed is set once anything was handed to the runtime door, so a sender
+// of a program that never imports goruntime skips the door's mutex on
+// every drain.
+var rtUsed atomic.Bool
 
 var rtq struct {
 	mu    sync.Mutex
@@ -150,6 +156,7 @@ func (b *RuntimeBatch) Flush() {
 	if len(b.evs) == 0 {
 		return
 	}
+	rtUsed.Store(true)
 	rtq.mu.Lock()
 	for len(rtq.q) >= maxRuntimeQueue && rec.Load() != 0 {
 		rtq.mu.Unlock()
@@ -173,6 +180,7 @@ func (b *RuntimeBatch) Flush() {
 // SetRuntimeCPUs announces n logical CPUs (the Go scheduler's Ps) to every
 // session, as Tracy's CpuTopology: one package, one core per CPU.
 func SetRuntimeCPUs(n int) {
+	rtUsed.Store(true)
 	rtq.mu.Lock()
 	rtq.cpus = min(n, 256)
 	rtq.mu.Unlock()
@@ -266,6 +274,9 @@ func (s *session) threadCtx(tid uint32) {
 
 // drainRuntime encodes what the runtime door queued (sender only).
 func (s *session) drainRuntime() bool {
+	if !rtUsed.Load() {
+		return false
+	}
 	s.rtState()
 	rtq.mu.Lock()
 	q, ep, cpus := rtq.q, rtq.ep, rtq.cpus
