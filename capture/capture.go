@@ -457,7 +457,6 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 	// Consumer.
 	var runErr, writeErr error
 	stopWith := func(r StopReason) { res.Stop = r }
-	// --- perf (issue 13) ---
 	// Every buffer handed back wakes the reader if it waits for one, and on
 	// a loaded 2-core machine each wake-up waits for a time slice; with one
 	// per 256 KiB frame a heavy10m capture spent most of its wall time
@@ -471,11 +470,10 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 		}
 		spent = spent[:0]
 	}
-	// --- end perf ---
 loop:
 	for {
 		if len(frames) == 0 && len(spent) > 0 {
-			giveBack() // perf (issue 13)
+			giveBack()
 		}
 		select {
 		case <-ctx.Done():
@@ -511,12 +509,11 @@ loop:
 				break loop
 			}
 			err := w.processFrame(m.data, m.base)
-			// --- perf (issue 13): buffers go back to the reader in groups ---
+			// Buffers go back to the reader in groups.
 			spent = append(spent, m.data)
 			if len(spent) >= frameReturn {
 				giveBack()
 			}
-			// --- end perf ---
 			if w.flight != nil {
 				w.flight.afterFrame(w)
 			}

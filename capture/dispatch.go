@@ -15,7 +15,7 @@ func (w *worker) processFrame(frame []byte, base int64) error {
 	var d protocol.ItemDecoder
 	d.Reset(frame, base)
 	for {
-		// --- perf (issue 13): zone fast path ---
+		// Runs of zone items (most of a heavy client's) take zoneRun.
 		if p := int(d.Offset() - base); p < len(frame) && (frame[p] == byte(protocol.ZoneBegin16) || frame[p] == byte(protocol.ZoneEnd16)) {
 			pos := w.zoneRun(frame, p)
 			if w.fail != nil {
@@ -23,7 +23,6 @@ func (w *worker) processFrame(frame []byte, base int64) error {
 			}
 			d.Reset(frame[pos:], base+int64(pos))
 		}
-		// --- end perf ---
 		it, ok := d.Next()
 		if !ok {
 			break
@@ -36,8 +35,6 @@ func (w *worker) processFrame(frame []byte, base int64) error {
 	}
 	return d.Err()
 }
-
-// --- perf (issue 13): zone fast path ---
 
 // Sizes of the two items zoneRun takes: tag, u16 time delta, u64 source
 // location; tag, u16 time delta (protocol.Specs).
@@ -81,8 +78,6 @@ func (w *worker) zoneRun(frame []byte, pos int) int {
 	}
 	return pos
 }
-
-// --- end perf ---
 
 // process applies one item. Field offsets are those of protocol.Specs,
 // counted from the tag byte.

@@ -14,7 +14,7 @@ import (
 // key is seen. The one-entry cache matters: consecutive zones usually share
 // a location, and this runs for every zone begin.
 func (w *worker) checkSourceLocation(key uint64) {
-	// perf (issue 13): the repeat of the last key inlines into zoneBegin.
+	// the repeat of the last key inlines into zoneBegin.
 	if key != w.checkSrclocLast {
 		w.checkSourceLocationSlow(key)
 	}

@@ -32,7 +32,7 @@ func (w *worker) newThread(id uint64, fiber bool, groupHint int32) *threadState 
 // currentThread is the thread of the current ThreadContext, or the fiber it
 // runs (Tracy's GetCurrentThreadData).
 func (w *worker) currentThread() *threadState {
-	// perf (issue 13): the common case inlines into the zone path.
+	// the common case inlines into the zone path.
 	if td := w.ctxData; td != nil && td.fiber == nil {
 		return td
 	}
@@ -112,7 +112,7 @@ func (w *worker) attachCallstack(td *threadState, zi uint32) {
 func (w *worker) newZone(start int64, sl model.SrcLocID) (*threadState, uint32) {
 	w.zones++
 	td := w.currentThread()
-	// perf (issue 13): Spare and Extend inline, AppendZero does not.
+	// Spare and Extend inline, AppendZero does not.
 	i := td.zones.Len()
 	z := &td.zones.Spare()[0]
 	td.zones.Extend(1)
