@@ -22,13 +22,16 @@ import (
 
 func init() {
 	register(&command{
-		name:    "demo",
-		summary: "run an instrumented Go program (zones, frames, images, plots, messages, memory, locks) for a Tracy viewer or capture",
+		name:     "demo",
+		graceful: true,
+		summary:  "run an instrumented Go program (zones, frames, images, plots, messages, memory, locks) for a Tracy viewer or capture",
 		usage: "demo [-a ADDR] [-p PORT] [--frames N | --duration SECONDS] [--fps N] [--on-demand] [--heavy N] [--broadcast-port P] [-o FILE.tracy] [-f] [--json]\n" +
 			"            [--view [--http ADDR] [--open=false]]",
 		help: "--view captures the demo in-process and opens it live in the browser, as gotracy view -a\n" +
 			"would (without --frames, --duration or --heavy it runs for 60 s at 60 frames per second);\n" +
-			"the page stays up after the demo ends, until Ctrl-C. With -o the capture is also saved.",
+			"the page stays up after the demo ends, until Ctrl-C. With -o the capture is also saved.\n" +
+			"Ctrl-C while the demo runs stops it after the current frame and delivers what it recorded\n" +
+			"(to the connected viewer or capture, and into -o, saved whole).",
 		setup: setupDemo,
 	})
 }
@@ -135,13 +138,19 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 				tracy.Stop()
 			}
 		}()
+		// The in-process capture runs on its own context: at Ctrl-C the
+		// workload stops, tracy.Stop delivers what it recorded, and the
+		// capture ends with the client's Terminate and is saved whole.
 		ctx := context.Background()
 		var wait func() error
 		var hold func()
 		capEnv := e
 		if *asJSON {
 			// Keep stdout for the one JSON line.
-			capEnv = &env{stdout: e.stderr, stderr: e.stderr}
+			// (A copy of e, so the capture sees the same signals.)
+			c := *e
+			c.stdout = e.stderr
+			capEnv = &c
 		}
 		if inProcess {
 			host := *addr
@@ -160,19 +169,24 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 			fmt.Fprintf(e.stderr, "gotracy demo: waiting for a Tracy viewer or capture on %s\n",
 				net.JoinHostPort(*addr, strconv.Itoa(tracy.Port())))
 		}
-		if err := tracy.WaitConnected(ctx); err != nil {
+		if err := tracy.WaitConnected(e.context()); err != nil {
+			if in := signalCause(e); in != nil {
+				return fmt.Errorf("%w before a viewer or capture connected", in)
+			}
 			return err
 		}
+		stop := e.context().Done()
 		var rep *demoReport
 		if *heavy > 0 {
-			rep = runHeavy(*heavy)
+			rep = runHeavy(*heavy, stop)
 		} else {
 			var until time.Time
 			if *duration > 0 {
 				until = time.Now().Add(time.Duration(*duration * float64(time.Second)))
 			}
-			rep = runDemo(*frames, until, *fps)
+			rep = runDemo(*frames, until, *fps, stop)
 		}
+		interrupted := e.context().Err() != nil
 		stopped = true
 		if err := tracy.Stop(); err != nil {
 			return fmt.Errorf("delivering the profile: %w", err)
@@ -189,10 +203,25 @@ func setupDemo(fs *flag.FlagSet) func(*env, []string) error {
 		} else {
 			fmt.Fprintf(e.stderr, "gotracy demo: emitted %d zones, %d frames in %.3f s\n", rep.ZonesTotal, rep.Frames, rep.EmitSeconds)
 		}
+		if interrupted {
+			// Stopped by the user: what was recorded is delivered (and
+			// saved with -o); the page goes with the process.
+			return nil
+		}
 		if hold != nil {
 			hold()
 		}
 		return nil
+	}
+}
+
+// stopped reports whether stop has been closed.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -257,7 +286,9 @@ func init() { leafName = runtime.FuncForPC(reflect.ValueOf(leafCompute).Pointer(
 // behind the fixture recordings): the main goroutine and two workers.
 // With until set it runs until then instead of for frames frames; fps > 0
 // paces the frames instead of the fixed 2 ms pause.
-func runDemo(frames int, until time.Time, fps int) *demoReport {
+// runDemo emits the frame workload for frames frames, or until a time,
+// and ends early, after a whole frame, once stop is closed.
+func runDemo(frames int, until time.Time, fps int, stop <-chan struct{}) *demoReport {
 	c := &counter{r: demoReport{Zones: map[string]int{}}}
 	shared := tracy.NewMutex("g_sharedLock")
 	start := time.Now()
@@ -281,7 +312,7 @@ func runDemo(frames int, until time.Time, fps int) *demoReport {
 	}
 	img := make([]byte, demoW*demoH*4)
 	next := time.Now()
-	for f := 0; (until.IsZero() && f < frames) || (!until.IsZero() && time.Now().Before(until)); f++ {
+	for f := 0; ((until.IsZero() && f < frames) || (!until.IsZero() && time.Now().Before(until))) && !stopped(stop); f++ {
 		for t := 0; t < 2; t++ {
 			startCh[t] <- f
 		}
@@ -422,20 +453,28 @@ func keep(...[]byte) {}
 
 // runHeavy is the reference client's heavy mode: n tiny zones from one
 // goroutine, a frame mark every 100,000.
-func runHeavy(n int) *demoReport {
-	r := &demoReport{Zones: map[string]int{"tiny": n}, ZonesTotal: n}
+// runHeavy emits n tiny zones from one goroutine, and ends early, at a
+// frame mark, once stop is closed.
+func runHeavy(n int, stop <-chan struct{}) *demoReport {
+	r := &demoReport{Zones: map[string]int{}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		tracy.SetThreadName("heavy")
 		start := time.Now()
-		for i := 1; i <= n; i++ {
+		i := 1
+		for ; i <= n; i++ {
 			tracy.Begin(locTiny).End()
 			if i%100000 == 0 {
 				tracy.FrameMark()
 				r.Frames++
+				if stopped(stop) {
+					break
+				}
 			}
 		}
+		r.ZonesTotal = min(i, n)
+		r.Zones["tiny"] = r.ZonesTotal
 		r.EmitSeconds = time.Since(start).Seconds()
 	}()
 	<-done

@@ -351,3 +351,55 @@ func TestViewLiveCtrlCSaves(t *testing.T) {
 	}
 	demo.cmd.Process.Kill()
 }
+
+// TestDemoViewCtrlCSaves: Ctrl-C during demo --view -o stops the workload,
+// delivers what it recorded and saves it whole (every zone ended, every
+// frame the demo reports), then exits 0.
+func TestDemoViewCtrlCSaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a live session")
+	}
+	out := filepath.Join(t.TempDir(), "demo.tracy")
+	p := gotracy(t, nil, "demo", "--view", "--open=false", "--duration", "60", "--fps", "60", "-o", out, "--json")
+	p.waitFor(t, "gotracy-test: signals ready", p.stderr.String)
+	p.waitFor(t, "live at", p.stderr.String)
+	url := viewerAt.FindStringSubmatch(p.stderr.String())[1]
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, zones := liveNow(t, url); zones >= 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no zones served after 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.signal(t, syscall.SIGINT)
+	if code := p.exit(t); code != 0 {
+		t.Fatalf("demo --view exit %d after Ctrl-C: %s", code, p.stderr.String())
+	}
+	var rep demoReport
+	if err := json.Unmarshal([]byte(strings.TrimSpace(p.stdout.String())), &rep); err != nil {
+		t.Fatalf("--json: %v (%q)", err, p.stdout.String())
+	}
+	if rep.EmitSeconds >= 30 {
+		t.Errorf("the demo ran %.1f s: Ctrl-C did not stop it", rep.EmitSeconds)
+	}
+	tr, err := tracefile.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the saved file: %v", err)
+	}
+	if got := tr.ZoneCount(); got != rep.ZonesTotal {
+		t.Errorf("saved %d zones, the demo emitted %d", got, rep.ZonesTotal)
+	}
+	unended := 0
+	for i := range tr.Threads {
+		for _, z := range tr.Threads[i].Zones.All() {
+			if z.End() < 0 {
+				unended++
+			}
+		}
+	}
+	if unended != 0 {
+		t.Errorf("%d zones were saved unended: the delivery was cut", unended)
+	}
+}
