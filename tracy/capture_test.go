@@ -84,10 +84,18 @@ var (
 // TestCaptureStoresWhatWasEmitted: what the client emits is exactly what the
 // capture package stores: zones per goroutine with their nesting and texts,
 // frames, images, plots, messages, allocations and lock events.
+// captureRuns counts TestCaptureStoresWhatWasEmitted's runs in this process.
+var captureRuns int
+
 func TestCaptureStoresWhatWasEmitted(t *testing.T) {
 	finish := selfCapture(t)
 	const frames, workers = 4, 3
-	mu := tracy.NewMutex("work lock")
+	// A name of this run's own: locks are announced to every later
+	// session too (deferred, as in Tracy's client), so a rerun in one
+	// process (-count) also sees the earlier run's lock, without events.
+	captureRuns++
+	lockName := fmt.Sprintf("work lock %d", captureRuns)
+	mu := tracy.NewMutex(lockName)
 	want := map[string][]string{}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -190,7 +198,7 @@ func TestCaptureStoresWhatWasEmitted(t *testing.T) {
 	}
 	found := false
 	for _, l := range tr.Locks {
-		if tr.Str(l.CustomName) == "work lock" {
+		if tr.Str(l.CustomName) == lockName {
 			found = true
 			// wait, obtain, release per acquisition
 			if len(l.Events) != 3*workers*frames {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -118,6 +119,9 @@ func TestEndToEndZonesNesting(t *testing.T) {
 }
 
 // TestEndToEndEverything checks each event group arrives exactly as emitted.
+// appInfoLines are the app info lines this test process has given.
+var appInfoLines []string
+
 func TestEndToEndEverything(t *testing.T) {
 	ts := startWithServer(t)
 	const frames = 5
@@ -168,7 +172,10 @@ func TestEndToEndEverything(t *testing.T) {
 	FrameMarkStart("disc")
 	FrameMarkEnd("disc")
 	FrameMarkNamed("named")
-	AppInfo("app info line")
+	// App info is deferred, as in Tracy's client: every session gets every
+	// line the process gave, so a rerun in one process (-count) sees them all.
+	appInfoLines = append(appInfoLines, fmt.Sprintf("app info line %d", len(appInfoLines)+1))
+	AppInfo(appInfoLines[len(appInfoLines)-1])
 	PlotConfig("ints", PlotNumber, true, false, 0x00FF00)
 	c := stopAndCollect(t, ts)
 
@@ -193,8 +200,8 @@ func TestEndToEndEverything(t *testing.T) {
 	if len(texts) != 3*frames || texts[0] != "frame 0" || texts[1] != "literal" || texts[2] != "colored" || c.messages[2].color != 0xFF00FF || !c.messages[2].hasColor {
 		t.Errorf("messages %q", texts)
 	}
-	if len(c.appInfo) != 1 || c.appInfo[0] != "app info line" {
-		t.Errorf("app info %q", c.appInfo)
+	if !slices.Equal(c.appInfo, appInfoLines) {
+		t.Errorf("app info %q, want %q", c.appInfo, appInfoLines)
 	}
 	// memory
 	var named, unnamed int
