@@ -3,8 +3,6 @@ package capture
 import (
 	"bytes"
 	"context"
-	"io"
-	"net"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/internal/playback"
 	"github.com/gotracy/gotracy/protocol"
 )
 
@@ -127,25 +126,8 @@ func BenchmarkLiveHeavy10M(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	var zones int
 	for b.Loop() {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		go func() {
-			defer ln.Close()
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			var hello [protocol.HandshakeSize]byte
-			io.ReadFull(c, hello[:])
-			done := make(chan struct{})
-			go func() { io.Copy(io.Discard, c); close(done) }() // the server's queries
-			c.Write(raw)
-			<-done // a client stays until the server closes
-		}()
-		res, err := Connect(context.Background(), ln.Addr().String(), WithLocalSources(false))
+		addr := playback.Client(b, raw)
+		res, err := Connect(context.Background(), addr, WithLocalSources(false))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -194,19 +194,7 @@ func (x *dwarfIndex) a2lLinkage(cu *cuIndex, d *dieAttrs, sc *buildScratch) bool
 	default:
 		return x.strRef(cu, d.name, d.nameKind) != 0 && cLang(cu.lang)
 	}
-	if sc.links == nil {
-		sc.links = new([nameCacheSize]struct {
-			off uint64
-			v   bool
-		})
-	}
-	e := &sc.links[(off*0x9e3779b97f4a7c15)>>(64-nameCacheBits)]
-	if e.off == off+1 {
-		return e.v
-	}
-	v := x.linkageAt(cu, off, 1)
-	e.off, e.v = off+1, v
-	return v
+	return getOff(&sc.links, off, func() bool { return x.linkageAt(cu, off, 1) })
 }
 
 func (x *dwarfIndex) linkageAt(hint *cuIndex, off uint64, depth int) bool {

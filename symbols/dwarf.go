@@ -728,18 +728,33 @@ type buildScratch struct {
 	// DIE offset (+1, so 0 is empty), direct-mapped: an inlined function
 	// is met once per call site, and a probe costs far less than reading
 	// its DIE chain again or a map.
-	names *[nameCacheSize]struct {
-		off uint64
-		ref nameRef
-	}
-	links *[nameCacheSize]struct { // addr2line mode: is_linkage by DIE offset
-		off uint64
-		v   bool
-	}
+	names *offCache[nameRef]
+	links *offCache[bool] // addr2line mode: is_linkage by DIE offset
 }
 
 const nameCacheBits = 12
 const nameCacheSize = 1 << nameCacheBits
+
+// offCache is a direct-mapped cache of a value per DIE offset.
+type offCache[V any] [nameCacheSize]struct {
+	off uint64 // the DIE offset + 1; 0: empty
+	v   V
+}
+
+// get returns the value cached for off, or computes it with f and keeps
+// it; *c is allocated on first use.
+func getOff[V any](c **offCache[V], off uint64, f func() V) V {
+	if *c == nil {
+		*c = new(offCache[V])
+	}
+	e := &(*c)[(off*0x9e3779b97f4a7c15)>>(64-nameCacheBits)]
+	if e.off == off+1 {
+		return e.v
+	}
+	v := f()
+	e.off, e.v = off+1, v
+	return v
+}
 
 // kidSpan is a function range waiting to be grouped under its parent
 // (-1: the unit's top level).
@@ -1040,19 +1055,7 @@ func (x *dwarfIndex) funcName(cu *cuIndex, d *dieAttrs, sc *buildScratch) nameRe
 	default:
 		return 0
 	}
-	if sc.names == nil {
-		sc.names = new([nameCacheSize]struct {
-			off uint64
-			ref nameRef
-		})
-	}
-	e := &sc.names[(off*0x9e3779b97f4a7c15)>>(64-nameCacheBits)]
-	if e.off == off+1 {
-		return e.ref
-	}
-	ref := x.nameAt(cu, off, 1)
-	e.off, e.ref = off+1, ref
-	return ref
+	return getOff(&sc.names, off, func() nameRef { return x.nameAt(cu, off, 1) })
 }
 
 // unitAt returns the unit containing .debug_info offset off; hint, the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,34 +17,10 @@ import (
 
 	"github.com/gotracy/gotracy/capture"
 	"github.com/gotracy/gotracy/internal/fixtures"
-	"github.com/gotracy/gotracy/protocol"
+	"github.com/gotracy/gotracy/internal/playback"
 	"github.com/gotracy/gotracy/tracy"
 	"github.com/gotracy/gotracy/viewer"
 )
-
-// playClient is a Tracy client on loopback that sends a recorded session
-// (the real C++ client's bytes) as fast as the socket takes them.
-func playClient(tb testing.TB, raw []byte) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	go func() {
-		defer ln.Close()
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		var hello [protocol.HandshakeSize]byte
-		io.ReadFull(c, hello[:])
-		done := make(chan struct{})
-		go func() { io.Copy(io.Discard, c); close(done) }()
-		c.Write(raw)
-		<-done
-	}()
-	return ln.Addr().String()
-}
 
 // liveOf adapts a capture's publisher to the viewer, as the CLI does.
 func liveOf(p *capture.Publisher) viewer.LiveSource {
@@ -131,7 +106,7 @@ func BenchmarkLiveIngest(b *testing.B) {
 		iter++
 		for _, withViewer := range order {
 			runtime.GC()
-			addr := playClient(b, raw)
+			addr := playback.Client(b, raw)
 			var opts []capture.Option
 			stop := make(chan struct{})
 			var wg sync.WaitGroup

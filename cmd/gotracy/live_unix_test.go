@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,17 +18,6 @@ import (
 )
 
 var liveURL = regexp.MustCompile(`at (http://\S+/) \(Ctrl-C`)
-
-// freePort is a loopback TCP port nobody listens on (now).
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 type liveStatus struct {
 	Gen, Served uint64
@@ -73,7 +61,7 @@ func TestViewLiveDemo(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out, raw, plain := filepath.Join(dir, "live.tracy"), filepath.Join(dir, "live.raw"), filepath.Join(dir, "plain.tracy")
-	port := strconv.Itoa(freePort(t))
+	port := strconv.Itoa(freeTCPPort(t))
 	demo := gotracy(t, nil, "demo", "-p", port, "--duration", "3", "--fps", "60", "--json")
 	demo.waitFor(t, "waiting for a Tracy viewer", demo.stderr.String)
 	view := gotracy(t, nil, "view", "-a", "127.0.0.1", "-p", port, "-o", out, "--record", raw)
@@ -196,7 +184,7 @@ func TestViewLiveDemo(t *testing.T) {
 // connected (128+2), writing nothing.
 func TestViewLiveWaitsAndStops(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "never.tracy")
-	view := gotracy(t, nil, "view", "-a", "127.0.0.1", "-p", strconv.Itoa(freePort(t)), "-o", out)
+	view := gotracy(t, nil, "view", "-a", "127.0.0.1", "-p", strconv.Itoa(freeTCPPort(t)), "-o", out)
 	view.waitFor(t, "gotracy-test: signals ready", view.stderr.String)
 	view.waitFor(t, "(Ctrl-C", view.stdout.String)
 	url := liveURL.FindStringSubmatch(view.stdout.String())[1]
@@ -245,7 +233,7 @@ func TestCaptureHTTP(t *testing.T) {
 		t.Skip("-short: a 2-second live session")
 	}
 	out := filepath.Join(t.TempDir(), "cap.tracy")
-	port := strconv.Itoa(freePort(t))
+	port := strconv.Itoa(freeTCPPort(t))
 	demo := gotracy(t, nil, "demo", "-p", port, "--duration", "2", "--fps", "60", "--json")
 	demo.waitFor(t, "waiting for a Tracy viewer", demo.stderr.String)
 	cp := gotracy(t, nil, "capture", "-a", "127.0.0.1", "-p", port, "-o", out, "--http", "127.0.0.1:0")
@@ -320,7 +308,7 @@ func TestViewLiveCtrlCSaves(t *testing.T) {
 		t.Skip("-short: a live session")
 	}
 	out := filepath.Join(t.TempDir(), "cut.tracy")
-	port := strconv.Itoa(freePort(t))
+	port := strconv.Itoa(freeTCPPort(t))
 	demo := gotracy(t, nil, "demo", "-p", port, "--duration", "30", "--fps", "60")
 	demo.waitFor(t, "waiting for a Tracy viewer", demo.stderr.String)
 	view := gotracy(t, nil, "view", "-a", "127.0.0.1", "-p", port, "-o", out)
