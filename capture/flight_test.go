@@ -339,7 +339,8 @@ func TestFlightSnapshot(t *testing.T) {
 	got := make(chan *model.Trace, 1)
 	r := &snapReader{r: bytes.NewReader(raw), at: len(raw) / 2, fire: func() {
 		reply := make(chan *model.Trace, 1)
-		go func() { req <- reply; got <- <-reply }()
+		req <- reply // taken by the consumer while the rest of the stream waits
+		go func() { got <- <-reply }()
 	}}
 	res, err := Replay(context.Background(), r, WithLocalSources(false), WithFlightRecorder(FlightRecorder{KeepFrames: 200}), WithSnapshots(req))
 	if err != nil {
@@ -382,9 +383,12 @@ type snapReader struct {
 
 func (s *snapReader) Read(p []byte) (int, error) {
 	if !s.fired && s.n >= s.at {
+		// Hold the reader first so the consumer applies everything read so
+		// far, then ask: a request that wins the consumer's select against
+		// frames already read would see fewer frames than were read.
 		s.fired = true
-		s.fire()
 		time.Sleep(50 * time.Millisecond)
+		s.fire()
 	}
 	if len(p) > 4096 {
 		p = p[:4096]
