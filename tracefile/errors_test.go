@@ -120,6 +120,10 @@ func TestWriterRejectsInvalid(t *testing.T) {
 		"bad srcloc":        func(tr *model.Trace) { tr.Threads[0].Zones.At(0).SrcLoc = 300 },
 		"bad extra":         func(tr *model.Trace) { tr.Threads[0].Zones.At(0).SetExtra(1 << 20) },
 		"bad next":          func(tr *model.Trace) { tr.Threads[0].Zones.At(0).SetNext(0) },
+		"next past the end": func(tr *model.Trace) { zs := &tr.Threads[0].Zones; zs.At(0).SetNext(uint32(zs.Len() + 1)) },
+		// The last zone in pre-order is a leaf: a bad source location after
+		// good ones in the same run of leaves.
+		"bad srcloc last":   func(tr *model.Trace) { zs := &tr.Threads[0].Zones; zs.At(zs.Len() - 1).SrcLoc = 300 },
 		"bad call stack":    func(tr *model.Trace) { tr.Messages[0].CallStack = 99 },
 		"bad string":        func(tr *model.Trace) { tr.ZoneExtras[0].Text = 1 << 20 },
 		"bad image":         func(tr *model.Trace) { tr.FrameImages[0].Data = tr.FrameImages[0].Data[:3] },
