@@ -51,7 +51,7 @@ func benchReplay(b *testing.B, name string) {
 	base := heapBytes()
 	cpu0 := cpuTime()
 	for b.Loop() {
-		res, err := Replay(context.Background(), bytes.NewReader(raw), WithLocalSources(false))
+		res, err := Replay(context.Background(), bytes.NewReader(raw))
 		if err != nil {
 			b.Fatal(err)
 		}
