@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gotracy/gotracy/model"
@@ -72,5 +73,127 @@ func TestZoneRunMatchesProcess(t *testing.T) {
 		if *ft.zones.At(i) != *st.zones.At(i) {
 			t.Fatalf("zone %d: fast %+v, general %+v", i, *ft.zones.At(i), *st.zones.At(i))
 		}
+	}
+}
+
+// The fast paths (zoneRun, leafZone, leafRun) against the general loop on a
+// random stream: several threads switched between with zones open, nesting,
+// leaves of repeating and changing source locations, deltas that need the
+// 32-bit and 64-bit items, and more zones than a chunk holds, so leaf runs
+// cross chunk boundaries. Every thread's zones must agree field for field.
+func TestZoneFastPathsMatchProcessRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var refs protocol.TimeRefs
+	var b []byte
+	srclocs := []uint64{0x1000, 0x1010, 0x1020}
+	open := map[uint32]int{} // thread -> open depth
+	cur := uint32(1)
+	b = refs.AppendThreadContext(b, cur)
+	now := int64(1000)
+	zones := 0
+	target := model.ZoneChunkLen*2 + 1000
+	for zones < target {
+		switch r := rng.IntN(1000); {
+		case r < 2: // another thread, zones of this one left open
+			cur = uint32(1 + rng.IntN(3))
+			b = refs.AppendThreadContext(b, cur)
+		case r < 4:
+			now += 70000 + rng.Int64N(1<<33) // past the 16-bit (and sometimes 32-bit) delta
+		case r < 60 && open[cur] < 6:
+			now += rng.Int64N(20)
+			b = refs.AppendZoneBegin(b, now, srclocs[rng.IntN(len(srclocs))])
+			open[cur]++
+		case r < 120 && open[cur] > 0:
+			now += rng.Int64N(20)
+			b = refs.AppendZoneEnd(b, now)
+			open[cur]--
+			zones++
+		default: // a leaf, mostly of the last source location
+			sl := srclocs[0]
+			if rng.IntN(50) == 0 {
+				sl = srclocs[rng.IntN(len(srclocs))]
+			}
+			now += rng.Int64N(30)
+			b = refs.AppendZoneBegin(b, now, sl)
+			now += rng.Int64N(30)
+			b = refs.AppendZoneEnd(b, now)
+			zones++
+		}
+	}
+	for th, d := range open {
+		b = refs.AppendThreadContext(b, th)
+		for ; d > 0; d-- {
+			now++
+			b = refs.AppendZoneEnd(b, now)
+			zones++
+		}
+	}
+	run := func(slow bool) *worker {
+		w := newWorker(model.New(), newQueryQueue(0, true))
+		w.start(hello{welcome: protocol.Welcome{TimerMul: 1, InitEnd: 10, Flags: protocol.FlagCodeTransfer, ExecTime: 1}})
+		if slow {
+			var d protocol.ItemDecoder
+			d.Reset(b, 0)
+			for {
+				it, ok := d.Next()
+				if !ok {
+					break
+				}
+				w.events++
+				w.process(it)
+			}
+			if d.Err() != nil {
+				t.Fatal(d.Err())
+			}
+		} else {
+			// In transport-frame-sized pieces at item boundaries, as the
+			// reader hands them over.
+			var d protocol.ItemDecoder
+			d.Reset(b, 0)
+			from, at := 0, 0
+			for {
+				it, ok := d.Next()
+				if !ok {
+					break
+				}
+				at += len(it.Raw)
+				if at-from > 64<<10 {
+					if err := w.processFrame(b[from:at], 0); err != nil {
+						t.Fatal(err)
+					}
+					from = at
+				}
+			}
+			if err := w.processFrame(b[from:], 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if w.fail != nil {
+			t.Fatal(w.fail)
+		}
+		return w
+	}
+	fast, slow := run(false), run(true)
+	if fast.events != slow.events || fast.zones != slow.zones {
+		t.Fatalf("events %d/%d zones %d/%d", fast.events, slow.events, fast.zones, slow.zones)
+	}
+	if len(fast.threads) != len(slow.threads) {
+		t.Fatalf("threads %d/%d", len(fast.threads), len(slow.threads))
+	}
+	total := 0
+	for id, ft := range fast.threads {
+		st := slow.threads[id]
+		if st == nil || ft.zones.Len() != st.zones.Len() {
+			t.Fatalf("thread %d: zones differ in number", id)
+		}
+		for i := range ft.zones.Len() {
+			if *ft.zones.At(i) != *st.zones.At(i) {
+				t.Fatalf("thread %d zone %d: fast %+v, general %+v", id, i, *ft.zones.At(i), *st.zones.At(i))
+			}
+		}
+		total += ft.zones.Len()
+	}
+	if total != zones {
+		t.Fatalf("%d zones stored, %d sent", total, zones)
 	}
 }
