@@ -92,6 +92,10 @@ type config struct {
 	cpuHz   int
 	metrics time.Duration
 	trace   bool
+	// stage cuts the live path short, for the overhead decomposition
+	// (benchmarks only): 1 parses and drops, 2 also translates into a
+	// sink that drops, 0 does everything.
+	stage int
 }
 
 // Option configures Start.
@@ -170,7 +174,7 @@ func Start(opts ...Option) error {
 		}
 		state.pw = pw
 		state.done = make(chan struct{})
-		go read(pr, state.done)
+		go read(pr, state.done, cfg.stage)
 	}
 	if cfg.metrics > 0 {
 		state.stopM, state.mDone = make(chan struct{}), make(chan struct{})
@@ -210,10 +214,14 @@ func Stop() error {
 }
 
 // read parses the stream and sends it, until the pipe closes.
-func read(pr *io.PipeReader, done chan struct{}) {
+func read(pr io.Reader, done chan struct{}, stage int) {
 	defer close(done)
 	s := &liveSink{}
-	x := gotrace.New(s, gotrace.Options{RegionLanes: true, NoMetrics: true, NoGoroutineCount: true})
+	var sink gotrace.Sink = s
+	if stage == 2 {
+		sink = dropSink{}
+	}
+	x := gotrace.New(sink, gotrace.Options{RegionLanes: true, NoMetrics: true, NoGoroutineCount: true})
 	finish := func(err error) {
 		x.Finish(x.Last())
 		s.b.Flush()
@@ -246,6 +254,9 @@ func read(pr *io.PipeReader, done chan struct{}) {
 				s.off = int64(cs.Mono) - int64(cs.Trace)
 			}
 			s.b.Flush()
+		}
+		if stage == 1 {
+			continue
 		}
 		x.Event(&ev)
 		if s.b.Len() >= 4096 {
@@ -305,3 +316,15 @@ func (s *liveSink) Sample(tid uint32, t int64, frames []gotrace.Frame) {
 }
 
 func (s *liveSink) Plot(name string, t int64, v float64) {}
+
+// dropSink drops everything (the overhead decomposition's stage 2).
+type dropSink struct{}
+
+func (dropSink) ThreadName(uint32, string)                                {}
+func (dropSink) ContextSwitch(int64, uint32, uint32, uint8, uint8, uint8) {}
+func (dropSink) Wakeup(int64, uint32, uint8)                              {}
+func (dropSink) ZoneBegin(uint32, int64, string)                          {}
+func (dropSink) ZoneEnd(uint32, int64)                                    {}
+func (dropSink) Message(uint32, int64, string)                            {}
+func (dropSink) Sample(uint32, int64, []gotrace.Frame)                    {}
+func (dropSink) Plot(string, int64, float64)                              {}
