@@ -65,6 +65,7 @@
 package goruntime
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -234,7 +235,11 @@ func read(pr io.Reader, done chan struct{}, stage int) {
 		// Drain, so the tracer never blocks on a reader that stopped.
 		io.Copy(io.Discard, pr)
 	}
-	rd, err := trace.NewReader(pr)
+	// The runtime writes the trace in chunks of tens of kilobytes; a
+	// pipe read of 4 KiB at a time (the parser's own buffer) would make
+	// each chunk a dozen hand-offs between the writer and this goroutine,
+	// each traced in turn.
+	rd, err := trace.NewReader(bufio.NewReaderSize(pr, 64<<10))
 	if err != nil {
 		finish(err)
 		return
