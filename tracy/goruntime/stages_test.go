@@ -96,7 +96,21 @@ func benchStages(b *testing.B, work func(), reps int) {
 	p := slices.Clone(st[0].cpu)
 	slices.Sort(p)
 	b.ReportMetric(float64(p[len(p)/2])/float64(reps)/1e6, "plain-cpu-ms/work")
+	// What Start and Stop cost with every feature on and no work between
+	// them (the tracer's start and end, the parser's last generation, the
+	// profiler's profile, the sessions' catching up): once per program,
+	// but a large part of a short round.
+	var fixed []time.Duration
+	for range 5 {
+		c0 := cpuTime()
+		st[4].start()
+		st[4].stop()
+		settle()
+		fixed = append(fixed, cpuTime()-c0)
+	}
+	slices.Sort(fixed)
+	b.ReportMetric(float64(fixed[len(fixed)/2])/1e6, "startstop-cpu-ms")
 }
 
-func BenchmarkStagesGoroutines(b *testing.B) { benchStages(b, goruntime.GoroutineHeavy, 10) }
-func BenchmarkStagesCPU(b *testing.B)        { benchStages(b, goruntime.CPUBound, 20) }
+func BenchmarkStagesGoroutines(b *testing.B) { benchStages(b, goruntime.GoroutineHeavy, 20) }
+func BenchmarkStagesCPU(b *testing.B)        { benchStages(b, goruntime.CPUBound, 200) }
