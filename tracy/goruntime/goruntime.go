@@ -73,7 +73,7 @@
 // process and 14 to 20 % without, of which the runtime's own tracer and
 // profiler are 3 to 8 %: about 0.4 µs of CPU per event in the program
 // (parse 0.15, translation 0.1, client 0.14) and as much again in a local
-// capture. Start and Stop cost 3 to 4 ms of CPU once. Programs whose
+// capture. Start and Stop cost 2.5 to 6 ms of CPU once. Programs whose
 // goroutines block far less often than that pay proportionally less;
 // WithoutExecutionTrace keeps only the plots, at no measurable cost.
 //
