@@ -31,6 +31,26 @@ type ctxThread struct {
 	idx           int // index in T.CtxSwitches
 	pendingWakeup int64
 	wakeupCPU     uint8
+	// cpuIdx and ext memoize CPUThread's and ExtThread's map entries
+	// (index+1, 0 = not looked up yet): a switch needs both, and a busy
+	// Go program sends millions of switches.
+	cpuIdx int
+	ext    uint32
+}
+
+func (b *CtxSwitchBuilder) cpuThreadOf(c *ctxThread, tid uint64) *CPUThreadData {
+	if c.cpuIdx == 0 {
+		b.CPUThread(tid)
+		c.cpuIdx = b.cpuThreads[tid] + 1
+	}
+	return &b.T.CPUThreadData[c.cpuIdx-1]
+}
+
+func (b *CtxSwitchBuilder) extThreadOf(c *ctxThread, tid uint64) uint16 {
+	if c.ext == 0 {
+		c.ext = uint32(b.ExtThread(tid)) + 1
+	}
+	return uint16(c.ext - 1)
 }
 
 // NewCtxSwitchBuilder returns a builder that fills t.
@@ -91,7 +111,7 @@ func (b *CtxSwitchBuilder) Switch(t int64, oldThread, newThread uint64, cpu uint
 			if n := len(evs); n > 0 && (!b.Lenient || evs[n-1].End < 0 && evs[n-1].Start >= 0) {
 				it := &evs[n-1]
 				it.End, it.Reason, it.State = t, reason, state
-				ct := b.CPUThread(oldThread)
+				ct := b.cpuThreadOf(c, oldThread)
 				ct.RunningRegions++
 				ct.RunningTime += t - it.Start
 			}
@@ -128,9 +148,9 @@ func (b *CtxSwitchBuilder) Switch(t int64, oldThread, newThread uint64, cpu uint
 	if n := len(*cs); b.Lenient && n > 0 && (*cs)[n-1].End < 0 {
 		(*cs)[n-1].End = t // a span the trace never ended
 	}
-	*cs = append(*cs, CPUEntry{Start: t, End: -1, Thread: b.ExtThread(newThread)})
+	*cs = append(*cs, CPUEntry{Start: t, End: -1, Thread: b.extThreadOf(c, newThread)})
 	if migration {
-		b.CPUThread(newThread).Migrations++
+		b.cpuThreadOf(c, newThread).Migrations++
 	}
 }
 

@@ -33,6 +33,10 @@ const (
 	rtSample
 )
 
+// rtEv is one queued event: pointer-free and 32 bytes, since a busy
+// program queues millions (the queue is copied once per Flush and never
+// scanned by the GC). A message's text and a sample's stack wait in side
+// queues taken in order by the drain.
 type rtEv struct {
 	kind      rtKind
 	cpu       uint8
@@ -41,8 +45,19 @@ type rtEv struct {
 	tid, tid2 uint32
 	t         int64
 	key       uint64
-	text      string
-	pcs       []uintptr
+}
+
+// rtSide holds, in queue order, the texts of a queue's messages and the
+// stacks of its samples.
+type rtSide struct {
+	texts  []string
+	stacks [][]uintptr
+}
+
+func (d *rtSide) reset() {
+	clear(d.texts)
+	clear(d.stacks)
+	d.texts, d.stacks = d.texts[:0], d.stacks[:0]
 }
 
 // maxRuntimeQueue bounds the queue; past it RuntimeBatch.Flush waits for
@@ -55,12 +70,14 @@ const maxRuntimeQueue = 1 << 20
 var rtUsed atomic.Bool
 
 var rtq struct {
-	mu    sync.Mutex
-	ep    uint32
-	q     []rtEv
-	spare []rtEv
-	cpus  int
-	locs  map[string]uint64
+	mu        sync.Mutex
+	ep        uint32
+	q         []rtEv
+	side      rtSide
+	spare     []rtEv
+	spareSide rtSide
+	cpus      int
+	locs      map[string]uint64
 }
 
 // maxRuntimeLocs bounds the zone names the runtime door interns (region
@@ -71,7 +88,8 @@ const maxRuntimeLocs = 4096
 // them to the sender with Flush. It is not for instrumenting programs: use
 // zones, messages and plots. A RuntimeBatch is used by one goroutine.
 type RuntimeBatch struct {
-	evs []rtEv
+	evs  []rtEv
+	side rtSide
 	// clock conversion: a pair of readings taken at Flush time.
 	tick1, ns1 int64
 	mul        float64
@@ -131,7 +149,8 @@ func (b *RuntimeBatch) ZoneEnd(thread uint32, ns int64) {
 
 // Message records a message of thread.
 func (b *RuntimeBatch) Message(thread uint32, ns int64, text string) {
-	b.evs = append(b.evs, rtEv{kind: rtMessage, t: b.ticks(ns), tid: thread, text: clipText(text)})
+	b.evs = append(b.evs, rtEv{kind: rtMessage, t: b.ticks(ns), tid: thread})
+	b.side.texts = append(b.side.texts, clipText(text))
 }
 
 // Sample records a sampled call stack of thread (innermost first; the
@@ -143,7 +162,8 @@ func (b *RuntimeBatch) Sample(thread uint32, ns int64, pcs []uintptr) {
 	if len(pcs) > maxStack {
 		pcs = pcs[:maxStack]
 	}
-	b.evs = append(b.evs, rtEv{kind: rtSample, t: b.ticks(ns), tid: thread, pcs: append([]uintptr(nil), pcs...)})
+	b.evs = append(b.evs, rtEv{kind: rtSample, t: b.ticks(ns), tid: thread})
+	b.side.stacks = append(b.side.stacks, append([]uintptr(nil), pcs...))
 }
 
 // Len is the number of events waiting for Flush.
@@ -166,15 +186,17 @@ func (b *RuntimeBatch) Flush() {
 	}
 	if ep := rec.Load(); ep != 0 {
 		if rtq.ep != ep {
-			clear(rtq.q)
 			rtq.q = rtq.q[:0]
+			rtq.side.reset()
 			rtq.ep = ep
 		}
 		rtq.q = append(rtq.q, b.evs...)
+		rtq.side.texts = append(rtq.side.texts, b.side.texts...)
+		rtq.side.stacks = append(rtq.side.stacks, b.side.stacks...)
 	}
 	rtq.mu.Unlock()
-	clear(b.evs)
 	b.evs = b.evs[:0]
+	b.side.reset()
 }
 
 // SetRuntimeCPUs announces n logical CPUs (the Go scheduler's Ps) to every
@@ -279,9 +301,9 @@ func (s *session) drainRuntime() bool {
 	}
 	s.rtState()
 	rtq.mu.Lock()
-	q, ep, cpus := rtq.q, rtq.ep, rtq.cpus
-	rtq.q = rtq.spare[:0]
-	rtq.spare = nil
+	q, side, ep, cpus := rtq.q, rtq.side, rtq.ep, rtq.cpus
+	rtq.q, rtq.side = rtq.spare[:0], rtq.spareSide
+	rtq.spare, rtq.spareSide = nil, rtSide{}
 	rtq.mu.Unlock()
 	worked := false
 	if cpus > 0 && !rtSession.topo {
@@ -292,22 +314,26 @@ func (s *session) drainRuntime() bool {
 		worked = true
 	}
 	if ep == s.ep {
+		var c rtCursor
 		for i := range q {
-			s.encodeRuntime(&q[i])
+			s.encodeRuntime(&q[i], &side, &c)
 			if len(s.buf) > batchLimit {
 				s.writeBuf()
 			}
 		}
 		worked = worked || len(q) > 0
 	}
-	clear(q)
+	side.reset()
 	rtq.mu.Lock()
-	rtq.spare = q[:0]
+	rtq.spare, rtq.spareSide = q[:0], side
 	rtq.mu.Unlock()
 	return worked
 }
 
-func (s *session) encodeRuntime(e *rtEv) {
+// rtCursor is how far a drain has taken from the side queues.
+type rtCursor struct{ text, stack int }
+
+func (s *session) encodeRuntime(e *rtEv, side *rtSide, c *rtCursor) {
 	s.others++
 	switch e.kind {
 	case rtSwitch:
@@ -327,10 +353,14 @@ func (s *session) encodeRuntime(e *rtEv) {
 		s.buf = s.refs.AppendZoneEnd(s.buf, e.t)
 	case rtMessage:
 		s.threadCtx(e.tid)
-		s.buf = appendSingle(s.buf, []byte(e.text))
+		text := side.texts[c.text]
+		c.text++
+		s.buf = appendSingle(s.buf, []byte(text))
 		s.buf = protocol.AppendMessage(s.buf, e.t, 0)
 	case rtSample:
-		s.appendPCs(e.pcs)
+		pcs := side.stacks[c.stack]
+		c.stack++
+		s.appendPCs(pcs)
 		s.buf = s.refs.AppendCallstackSample(s.buf, e.tid, e.t)
 	}
 }

@@ -3,6 +3,7 @@
 package tracy
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -195,8 +196,12 @@ func (p *profiler) connect(s *session, c net.Conn, stopping bool) (*session, err
 func (s *session) readQueries() {
 	defer close(s.q)
 	var b [protocol.ServerQueryPacketSize]byte
+	// Buffered: a server asks about every new thread (a Go program's
+	// goroutines under tracy/goruntime: thousands a second), and a read
+	// per 13-byte query was a syscall each.
+	r := bufio.NewReaderSize(s.conn, 4096)
 	for {
-		if _, err := io.ReadFull(s.conn, b[:]); err != nil {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
 			s.readErr.Store(&err)
 			return
 		}

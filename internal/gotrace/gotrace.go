@@ -131,6 +131,7 @@ type gstate struct {
 	running bool
 	cpu     uint8
 	exists  bool
+	named   bool     // its thread was named
 	zones   []string // open zones on the goroutine's zone lane
 }
 
@@ -163,7 +164,8 @@ type Translator struct {
 	pools      map[string][]uint32 // start function -> free lanes
 	nPool      map[string]int      // start function -> lanes made
 	nextID     uint32
-	named      map[uint32]bool
+	named      map[uint32]bool // lanes other than goroutines' that were named
+	free       []*gstate       // states of goroutines that exited, for reuse
 	// Counts.
 	Events, Switches, Samples, Zones int
 }
@@ -177,7 +179,15 @@ func New(s Sink, o Options) *Translator {
 func (x *Translator) g(id trace.GoID) *gstate {
 	g := x.gs[id]
 	if g == nil {
-		g = &gstate{tid: uint32(id)}
+		// A goroutine-heavy program creates and ends thousands a second:
+		// reuse the states (and zone stacks) of those that exited.
+		if n := len(x.free); n > 0 {
+			g = x.free[n-1]
+			x.free = x.free[:n-1]
+			*g = gstate{tid: uint32(id), zones: g.zones[:0]}
+		} else {
+			g = &gstate{tid: uint32(id)}
+		}
 		x.gs[id] = g
 	}
 	return g
@@ -195,7 +205,7 @@ func (x *Translator) tidOf(id trace.GoID) uint32 {
 func (x *Translator) poolLane(id trace.GoID, g *gstate, fn string) {
 	if id == 1 {
 		g.tid = 1
-		x.name(id, fn)
+		x.name(id, g, fn)
 		return
 	}
 	if fn == "" {
@@ -257,17 +267,20 @@ type GoroutineNamer interface {
 	GoroutineName(tid uint32, fn string)
 }
 
-func (x *Translator) name(g trace.GoID, fn string) {
-	tid := uint32(g)
-	if x.named[tid] && fn == "" {
+// name names goroutine id's thread (its state g: a goroutine is named
+// once, and the flag goes with its state when it exits, so goroutine
+// churn does not grow the translator).
+func (x *Translator) name(id trace.GoID, g *gstate, fn string) {
+	tid := uint32(id)
+	if g.named && fn == "" {
 		return
 	}
-	x.named[tid] = true
+	g.named = true
 	if n, ok := x.s.(GoroutineNamer); ok {
 		n.GoroutineName(tid, fn)
 		return
 	}
-	x.s.ThreadName(tid, x.goName(g, fn))
+	x.s.ThreadName(tid, x.goName(id, fn))
 }
 
 // Event translates one event.
@@ -376,7 +389,7 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 		if x.o.PoolLanes {
 			x.poolLane(id, g, fn)
 		} else {
-			x.name(id, fn)
+			x.name(id, g, fn)
 		}
 		x.count(1, t)
 	}
@@ -432,6 +445,9 @@ func (x *Translator) goTransition(ev *trace.Event, t int64, st trace.StateTransi
 			x.pools[g.fn] = append(x.pools[g.fn], g.tid)
 		}
 		delete(x.gs, id)
+		if len(x.free) < 1024 {
+			x.free = append(x.free, g)
+		}
 		x.count(-1, t)
 	}
 }

@@ -17,3 +17,16 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// settle waits until the process is idle (under 1 ms of CPU in 20 ms, at
+// most 3 s): the sender and the capture have caught up, so a round's
+// CPU time holds all the work it caused and none spills into the next.
+func settle() {
+	for range 150 {
+		c0 := cpuTime()
+		time.Sleep(20 * time.Millisecond)
+		if cpuTime()-c0 < time.Millisecond {
+			return
+		}
+	}
+}
