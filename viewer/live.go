@@ -74,10 +74,24 @@ type Live struct {
 }
 
 type liveServer struct {
-	s     *Server
-	state LiveState
-	built time.Time
-	cost  time.Duration
+	s        *Server
+	state    LiveState
+	built    time.Time
+	cost     time.Duration
+	extended bool // its index extends the previous Server's (lod.Extend)
+}
+
+// wait is how long after this Server was built the next may be: a
+// multiple of its own cost, so that building takes a bounded share of the
+// machine. A from-scratch build is a pass over every zone and waits
+// liveRebuildFactor times its cost; an extension costs what came since the
+// previous trace, so waiting longer would only make the next one dearer
+// and the page later: it waits liveExtendFactor times its cost.
+func (ls *liveServer) wait() time.Duration {
+	if ls.extended {
+		return liveExtendFactor * ls.cost
+	}
+	return liveRebuildFactor * ls.cost
 }
 
 type saveResult struct {
@@ -149,7 +163,7 @@ func (l *Live) server() (*liveServer, error) {
 		}
 		return nil, errNoTrace
 	}
-	if cur != nil && (cur.state.Gen >= st.Gen || (!st.Final && time.Since(cur.built) < liveRebuildFactor*cur.cost)) {
+	if cur != nil && (cur.state.Gen >= st.Gen || (!st.Final && time.Since(cur.built) < cur.wait())) {
 		return cur, nil
 	}
 	if cur != nil && !l.mu.TryLock() {
@@ -162,11 +176,19 @@ func (l *Live) server() (*liveServer, error) {
 		return c, nil
 	}
 	start := time.Now()
-	s, err := New(st.Trace, l.opts...)
+	opts := l.opts
+	extended := false
+	if c := l.cur.Load(); c != nil && !st.Final {
+		extended = true
+		// The newest trace extends the served one: index only what came
+		// since (the final trace is indexed afresh, as a file is).
+		opts = append(opts[:len(opts):len(opts)], withPrevIndex(c.s.ix))
+	}
+	s, err := New(st.Trace, opts...)
 	if err != nil {
 		return nil, err
 	}
-	ls := &liveServer{s: s, state: st, built: time.Now()}
+	ls := &liveServer{s: s, state: st, built: time.Now(), extended: extended}
 	ls.cost = ls.built.Sub(start)
 	l.builds.Add(1)
 	l.buildTime.Add(int64(ls.cost))
@@ -302,3 +324,11 @@ func (l *Live) apiSave(w http.ResponseWriter, r *http.Request) error {
 // An incremental index would remove that trade-off (docs/DESIGN.md, live
 // viewing).
 const liveRebuildFactor = 16
+
+// liveExtendFactor: a Server whose index extends the previous one's is
+// followed no sooner than this many times its own build time. Its cost
+// follows the zones that arrived since the previous trace (plus a small
+// fixed part), so building stays at about 1/(1+liveExtendFactor) of a core
+// at the worst, and usually far less: every new zone is indexed once
+// however often the page asks.
+const liveExtendFactor = 4

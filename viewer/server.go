@@ -73,7 +73,12 @@ type config struct {
 	name   string
 	report *tracereport.Report
 	lazy   bool // the report on first use (live traces)
+	prev   *lod.Index
 }
+
+// withPrevIndex makes New extend prev, the index of an earlier snapshot of
+// the same live capture, instead of indexing t from scratch (lod.Extend).
+func withPrevIndex(prev *lod.Index) Option { return func(c *config) { c.prev = prev } }
 
 // withLazyReport makes the report (and its summary) on first use.
 func withLazyReport() Option { return func(c *config) { c.lazy = true } }
@@ -146,8 +151,15 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 			s.plotIx = append(s.plotIx, lod.NewPlotIndex(s.plots[i].Points))
 		}
 	}()
-	s.ix = lod.Build(t)
+	s.ix = lod.Extend(c.prev, t) // Build(t) when there is no earlier index
 	wg.Wait()
+	if !c.lazy && hasMemEvents(t) {
+		// The memory index takes about a second at 10M allocations: build
+		// it now, beside the first page load, so that the memory view's
+		// first question waits for what is left of it, not all of it.
+		// (A live trace builds it only when asked: every snapshot would.)
+		go s.memIndex()
+	}
 	s.tlPool.New = func() any { return new(timelineBuf) }
 	s.spanPool.New = func() any { return new(spanBuf) }
 	s.routes()

@@ -133,32 +133,70 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 		top, prevZ = nx, int64(z)
 	}
 
-	// The depth of every new zone, as buildCPULevels finds it.
+	// Bounds: prev's blocks before its last are final. The last block
+	// (which holds the zone still open in prev, and whose gap to the next
+	// entry was unknown) is streamed again from prev's positions, then
+	// every new zone, through the accumulators of boundsBuilder.
 	od := old.depth()
-	add := make([]uint32, od)
-	depth := make([]uint16, n-n0)
-	for u := uint32(n0); u < uint32(n); u++ {
-		for u >= top {
-			stack = stack[:len(stack)-1]
-			top = math.MaxUint32
-			if len(stack) > 0 {
-				top = stack[len(stack)-1]
-			}
+	acc := make([]depthAcc, od, od+1)
+	for d := range od {
+		first := (old.count(d) - 1) >> blockShift // count > 0: a chain's depth or shallower
+		if old.count(d) == 0 {
+			first = 0
 		}
-		d := min(len(stack), math.MaxUint16)
-		for d >= len(add) {
-			add = append(add, 0)
-		}
-		add[d]++
-		depth[u-uint32(n0)] = uint16(d)
-		if nx := src.next(u); nx > u+1 && len(stack) < math.MaxUint16 {
-			nx = min(nx, top)
-			stack = append(stack, nx)
-			top = nx
+		a := &acc[d]
+		a.bounds = make([]uint8, first, first+(old.count(d)>>blockShift)/2+2)
+		copy(a.bounds, old.bounds[d][:first])
+		for p := old.lo(d) + first<<blockShift; p < old.hi(d); p++ {
+			z := old.at(p)
+			a.add(src.start(z), src.end(z))
 		}
 	}
 
-	nd := len(add)
+	// The depth of every new zone, as buildCPULevels finds it.
+	depth := make([]uint16, n-n0)
+	chunks := zl.Chunks()
+	base := n0 &^ (model.ZoneChunkLen - 1)
+	for ci := n0 / model.ZoneChunkLen; ci < len(chunks); ci++ {
+		chunk := chunks[ci]
+		j0 := 0
+		if base < n0 {
+			j0 = n0 - base
+		}
+		for j := j0; j < len(chunk); j++ {
+			z := &chunk[j]
+			u := uint32(base + j)
+			for u >= top {
+				stack = stack[:len(stack)-1]
+				top = math.MaxUint32
+				if len(stack) > 0 {
+					top = stack[len(stack)-1]
+				}
+			}
+			d := len(stack)
+			for d >= len(acc) {
+				acc = append(acc, depthAcc{})
+			}
+			depth[int(u)-n0] = uint16(d)
+			zs, ze := z.Start(), z.End()
+			if ze < 0 {
+				ze = max(last, zs)
+			}
+			acc[d].add(zs, ze)
+			if nx := z.Next(); nx > u+1 && len(stack) < math.MaxUint16 {
+				nx = min(nx, top)
+				stack = append(stack, nx)
+				top = nx
+			}
+		}
+		base += len(chunk)
+	}
+
+	nd := len(acc)
+	add := make([]uint32, nd)
+	for _, d := range depth {
+		add[d]++
+	}
 	lv := levels{off: make([]uint32, nd+1), end: make([]uint32, nd), bounds: make([][]uint8, nd)}
 	fits := inPlace && nd == od
 	if fits {
@@ -197,46 +235,24 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 		lv.pos[lv.end[d]] = uint32(n0 + i)
 		lv.end[d]++
 	}
-
-	// Bounds: prev's blocks up to its last are final; the last and every
-	// new one are computed from the zones.
-	for d := range nd {
-		var oc uint32
-		var ob []uint8
-		if d < od {
-			oc, ob = old.count(d), old.bounds[d]
-		}
-		first := uint32(0)
-		if oc > 0 {
-			first = (oc - 1) >> blockShift
-		}
-		blocks := (lv.count(d) + blockLen - 1) >> blockShift
-		b := make([]uint8, blocks, blocks+blocks/2+1)
-		copy(b, ob[:first])
-		for k := first; k < blocks; k++ {
-			b[k] = blockBoundOf(src, &lv, d, k)
-		}
-		lv.bounds[d] = b
+	for d := range acc {
+		a := &acc[d]
+		lv.bounds[d] = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0))))) // the last, partial block
 	}
 	return lv
 }
 
-// blockBoundOf computes block k's bound of depth d from the zones, as
-// boundsBuilder does while it streams them: the bit length of the widest
-// zone of the block and the widest gap from one of its zones to the next
-// entry of the depth.
-func blockBoundOf[S zoneSource](s S, lv *levels, d int, k uint32) uint8 {
-	lo := lv.lo(d) + k<<blockShift
-	end := lv.hi(d)
-	hi := min(lo+blockLen, end)
-	var widest int64
-	for p := lo; p < hi; p++ {
-		z := lv.at(p)
-		zs, ze := s.start(z), s.end(z)
-		widest = max(widest, ze-zs)
-		if p+1 < end {
-			widest = max(widest, s.start(lv.at(p+1))-ze)
+// add streams the next entry of the depth past the accumulator, as
+// boundsBuilder.add does.
+func (a *depthAcc) add(zs, ze int64) {
+	if c := a.count; c > 0 {
+		a.widest = max(a.widest, zs-a.prevE)
+		if c&(blockLen-1) == 0 {
+			a.bounds = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0)))))
+			a.widest = 0
 		}
 	}
-	return uint8(bits.Len64(uint64(max(widest, 0))))
+	a.widest = max(a.widest, ze-zs)
+	a.prevE = ze
+	a.count++
 }
