@@ -50,12 +50,15 @@ type SaveFunc func(ctx context.Context, t *model.Trace) (path string, err error)
 // first request that sees it: its level-of-detail index, statistics, find
 // orders, lock states and every other cache belong to that one trace and
 // go with it, so no handler ever sees two traces mixed, nor a cache of an
-// older one. A handler reads its trace from s.t as it does for a file. A
-// rebuild (index and summary, about 10-15 ns a zone) is skipped while the
-// current Server is younger than liveRebuildFactor times its own build, so
-// a viewer that polls without pause takes a bounded share of the machine
-// however large the trace, and requests during a rebuild are answered from
-// the previous trace rather than waiting.
+// older one. A handler reads its trace from s.t as it does for a file.
+// The one expensive part of a Server, its level-of-detail index, is not
+// rebuilt: the new Server's index extends the previous one's with the
+// zones that arrived since (lod.Extend), leaving the previous one intact
+// for the requests still using it. A new Server is made no sooner than a
+// multiple of the previous one's own cost after it (liveServer.wait), so a
+// viewer that polls without pause takes a bounded share of the machine,
+// and requests during a build are answered from the previous trace rather
+// than waiting.
 type Live struct {
 	src  LiveSource
 	save SaveFunc
@@ -86,10 +89,13 @@ type liveServer struct {
 // machine. A from-scratch build is a pass over every zone and waits
 // liveRebuildFactor times its cost; an extension costs what came since the
 // previous trace, so waiting longer would only make the next one dearer
-// and the page later: it waits liveExtendFactor times its cost.
+// and the page later: it waits liveExtendFactor times its cost, at most
+// liveExtendMaxWait (an extension that had to move a lane's positions to a
+// larger array costs a copy of them, once per 1.5x growth, and must not
+// hold the page back for several times that).
 func (ls *liveServer) wait() time.Duration {
 	if ls.extended {
-		return liveExtendFactor * ls.cost
+		return min(liveExtendFactor*ls.cost, liveExtendMaxWait)
 	}
 	return liveRebuildFactor * ls.cost
 }
@@ -312,17 +318,11 @@ func (l *Live) apiSave(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, res)
 }
 
-// liveRebuildFactor: a Server is rebuilt no sooner than this many times
-// its own build time after it was built. A build is the index (one
-// goroutine per thread, so up to every core) and the plots; the summary
-// waits until /api/v1/trace asks (the page asks every 5 s). This keeps
-// building to about 1/17 of the time, at most ~1/8 of a two-core machine,
-// while a page polls without pause, for the capture's ingest goal of 0.9x
-// its speed without a viewer. The price is staleness on huge traces: at
-// 1 M zones (a build of about 10 ms) the served trace is at most about
-// 0.2 s behind the published one, at 10 M zones (about 80 ms) about 1.3 s.
-// An incremental index would remove that trade-off (docs/DESIGN.md, live
-// viewing).
+// liveRebuildFactor: a Server whose index was built from scratch (the
+// first, and the final trace) is followed no sooner than this many times
+// its own build time. A build is the index (one goroutine per thread, so
+// up to every core) and the plots; the summary waits until /api/v1/trace
+// asks (the page asks every 5 s).
 const liveRebuildFactor = 16
 
 // liveExtendFactor: a Server whose index extends the previous one's is
@@ -332,3 +332,6 @@ const liveRebuildFactor = 16
 // at the worst, and usually far less: every new zone is indexed once
 // however often the page asks.
 const liveExtendFactor = 4
+
+// liveExtendMaxWait bounds the wait after an extension (see wait).
+const liveExtendMaxWait = 250 * time.Millisecond
