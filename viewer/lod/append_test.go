@@ -283,3 +283,44 @@ func (r *slowReader) Read(b []byte) (int, error) {
 	r.raw = r.raw[n:]
 	return n, nil
 }
+
+// BenchmarkExtend: the index of a 10M-zone trace (4 threads, nested)
+// extended by its last 1%: in place (the previous index is itself an
+// extension, with room; ns/zone-new, ms-extend), and when the positions
+// must move to a larger array (ms-move: the previous index was built from
+// scratch, so has no room), against Build of the whole (ms-build), in the
+// same run.
+func BenchmarkExtend(b *testing.B) {
+	full := synthtrace.Make(synthtrace.Spec{Zones: 10_000_000, Threads: 4, MaxDepth: 12, Seed: 3})
+	nn, n0, n1 := make([]int, len(full.Threads)), make([]int, len(full.Threads)), make([]int, len(full.Threads))
+	added := 0
+	for k := range full.Threads {
+		n1[k] = full.Threads[k].Zones.Len()
+		n0[k] = n1[k] * 99 / 100
+		nn[k] = n1[k] * 98 / 100
+		added += n1[k] - n0[k]
+	}
+	older, before, after := prefixOf(full, nn), prefixOf(full, n0), prefixOf(full, n1)
+	built := Build(older)
+	var ext, move, build time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		prev := Extend(built, before) // has room
+		built.extended.Store(false)
+		b.StartTimer()
+		start := time.Now()
+		Extend(prev, after)
+		ext += time.Since(start)
+		start = time.Now()
+		Extend(Build(before), after)
+		move += time.Since(start)
+		start = time.Now()
+		Build(after)
+		build += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(ext.Nanoseconds())/n/float64(added), "ns/zone-new")
+	b.ReportMetric(float64(ext.Microseconds())/1000/n, "ms-extend")
+	b.ReportMetric(float64(move.Microseconds())/1000/n, "ms-move+build")
+	b.ReportMetric(float64(build.Microseconds())/1000/n, "ms-build")
+}
