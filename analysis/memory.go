@@ -198,7 +198,10 @@ func (x *MemPoolIndex) buildFreeSums() {
 		x.cpFreeB = append(x.cpFreeB, slices.Clone(bAlloc))
 		for k := k0; k < min(k0+x.cpEvery, nf); k++ {
 			i := x.freeIdx[k]
-			sz := x.Events[i].Size
+			// The size from the prefix sums (8 bytes an event, one
+			// cache line for both) rather than the 48-byte event: the
+			// reads are in free order, random, and fewer pages miss.
+			sz := x.cumAlloc[i+1] - x.cumAlloc[i]
 			sum += sz
 			x.freeCum[k+1] = sum
 			d := x.dense[i]
