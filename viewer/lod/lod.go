@@ -13,6 +13,10 @@
 //	}
 //	body := tl.AppendBinary(nil, trace) // the compact form /api/v1/timeline sends
 //
+// A trace that grows (a live capture's snapshots) is indexed with [Extend]
+// from the index of its previous snapshot, in time that follows what was
+// added.
+//
 // Zones narrower than [Query.MinPx] are merged with their close neighbours
 // into one drawn run that says how many zones it stands for, the way Tracy's
 // GUI draws them: every pixel that holds zones shows something, and the
