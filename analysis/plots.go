@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"sort"
-
 	"github.com/gotracy/gotracy/model"
 )
 
@@ -21,13 +19,17 @@ func FirstTime(t *model.Trace) int64 {
 // allocation and every free, merged in time order (a free wins a tie).
 func MemoryPlot(t *model.Trace, pool *model.MemPool) model.Plot {
 	ev := pool.Events
-	frees := make([]int, 0, len(ev))
+	// The frees in time order, ties in allocation order: a (stable) radix
+	// sort, linear where a comparison sort of 10M frees took half a minute.
+	frees := make([]uint32, 0, len(ev))
+	keys := make([]uint64, 0, len(ev))
 	for i := range ev {
 		if ev[i].TimeFree >= 0 {
-			frees = append(frees, i)
+			frees = append(frees, uint32(i))
+			keys = append(keys, uint64(ev[i].TimeFree)^(1<<63))
 		}
 	}
-	sort.SliceStable(frees, func(a, b int) bool { return ev[frees[a]].TimeFree < ev[frees[b]].TimeFree })
+	radixSort(keys, frees)
 
 	p := model.Plot{Name: pool.Name, Type: model.PlotMemory, Format: model.PlotFormatMemory,
 		ShowSteps: true, Fill: true}

@@ -115,7 +115,12 @@ func plotTypeName(t uint8) string {
 }
 
 // Summarize counts the contents of t.
-func Summarize(t *model.Trace) *Summary {
+func Summarize(t *model.Trace) *Summary { return SummarizePlots(t, PlotsInTracyOrder(t)) }
+
+// SummarizePlots is Summarize for a caller that already has
+// PlotsInTracyOrder(t) (the viewer): rebuilding the memory plots is the
+// dearest part of a summary of a trace with millions of allocations.
+func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
 	md := &t.Metadata
 	s := &Summary{
 		Program:          md.CaptureProgram,
@@ -205,7 +210,7 @@ func Summarize(t *model.Trace) *Summary {
 	if len(t.FrameSets) > 0 {
 		s.Frames = len(t.FrameSets[0].Frames)
 	}
-	for _, p := range PlotsInTracyOrder(t) {
+	for _, p := range plots {
 		name := tracyPtrString(t, p.Name)
 		if p.Type == model.PlotMemory && p.Name == 0 {
 			name = "default memory pool"

@@ -50,12 +50,15 @@ type SaveFunc func(ctx context.Context, t *model.Trace) (path string, err error)
 // first request that sees it: its level-of-detail index, statistics, find
 // orders, lock states and every other cache belong to that one trace and
 // go with it, so no handler ever sees two traces mixed, nor a cache of an
-// older one. A handler reads its trace from s.t as it does for a file. A
-// rebuild (index and summary, about 10-15 ns a zone) is skipped while the
-// current Server is younger than liveRebuildFactor times its own build, so
-// a viewer that polls without pause takes a bounded share of the machine
-// however large the trace, and requests during a rebuild are answered from
-// the previous trace rather than waiting.
+// older one. A handler reads its trace from s.t as it does for a file.
+// The one expensive part of a Server, its level-of-detail index, is not
+// rebuilt: the new Server's index extends the previous one's with the
+// zones that arrived since (lod.Extend), leaving the previous one intact
+// for the requests still using it. A new Server is made no sooner than a
+// multiple of the previous one's own cost after it (liveServer.wait), so a
+// viewer that polls without pause takes a bounded share of the machine,
+// and requests during a build are answered from the previous trace rather
+// than waiting.
 type Live struct {
 	src  LiveSource
 	save SaveFunc
@@ -74,10 +77,27 @@ type Live struct {
 }
 
 type liveServer struct {
-	s     *Server
-	state LiveState
-	built time.Time
-	cost  time.Duration
+	s        *Server
+	state    LiveState
+	built    time.Time
+	cost     time.Duration
+	extended bool // its index extends the previous Server's (lod.Extend)
+}
+
+// wait is how long after this Server was built the next may be: a
+// multiple of its own cost, so that building takes a bounded share of the
+// machine. A from-scratch build is a pass over every zone and waits
+// liveRebuildFactor times its cost; an extension costs what came since the
+// previous trace, so waiting longer would only make the next one dearer
+// and the page later: it waits liveExtendFactor times its cost, at most
+// liveExtendMaxWait (an extension that had to move a lane's positions to a
+// larger array costs a copy of them, once per 1.5x growth, and must not
+// hold the page back for several times that).
+func (ls *liveServer) wait() time.Duration {
+	if ls.extended {
+		return min(liveExtendFactor*ls.cost, liveExtendMaxWait)
+	}
+	return liveRebuildFactor * ls.cost
 }
 
 type saveResult struct {
@@ -149,7 +169,7 @@ func (l *Live) server() (*liveServer, error) {
 		}
 		return nil, errNoTrace
 	}
-	if cur != nil && (cur.state.Gen >= st.Gen || (!st.Final && time.Since(cur.built) < liveRebuildFactor*cur.cost)) {
+	if cur != nil && (cur.state.Gen >= st.Gen || (!st.Final && time.Since(cur.built) < cur.wait())) {
 		return cur, nil
 	}
 	if cur != nil && !l.mu.TryLock() {
@@ -162,11 +182,19 @@ func (l *Live) server() (*liveServer, error) {
 		return c, nil
 	}
 	start := time.Now()
-	s, err := New(st.Trace, l.opts...)
+	opts := l.opts
+	extended := false
+	if c := l.cur.Load(); c != nil && !st.Final {
+		extended = true
+		// The newest trace extends the served one: index only what came
+		// since (the final trace is indexed afresh, as a file is).
+		opts = append(opts[:len(opts):len(opts)], withPrevIndex(c.s.ix))
+	}
+	s, err := New(st.Trace, opts...)
 	if err != nil {
 		return nil, err
 	}
-	ls := &liveServer{s: s, state: st, built: time.Now()}
+	ls := &liveServer{s: s, state: st, built: time.Now(), extended: extended}
 	ls.cost = ls.built.Sub(start)
 	l.builds.Add(1)
 	l.buildTime.Add(int64(ls.cost))
@@ -290,15 +318,20 @@ func (l *Live) apiSave(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, res)
 }
 
-// liveRebuildFactor: a Server is rebuilt no sooner than this many times
-// its own build time after it was built. A build is the index (one
-// goroutine per thread, so up to every core) and the plots; the summary
-// waits until /api/v1/trace asks (the page asks every 5 s). This keeps
-// building to about 1/17 of the time, at most ~1/8 of a two-core machine,
-// while a page polls without pause, for the capture's ingest goal of 0.9x
-// its speed without a viewer. The price is staleness on huge traces: at
-// 1 M zones (a build of about 10 ms) the served trace is at most about
-// 0.2 s behind the published one, at 10 M zones (about 80 ms) about 1.3 s.
-// An incremental index would remove that trade-off (docs/DESIGN.md, live
-// viewing).
+// liveRebuildFactor: a Server whose index was built from scratch (the
+// first, and the final trace) is followed no sooner than this many times
+// its own build time. A build is the index (one goroutine per thread, so
+// up to every core) and the plots; the summary waits until /api/v1/trace
+// asks (the page asks every 5 s).
 const liveRebuildFactor = 16
+
+// liveExtendFactor: a Server whose index extends the previous one's is
+// followed no sooner than this many times its own build time. Its cost
+// follows the zones that arrived since the previous trace (plus a small
+// fixed part), so building stays at about 1/(1+liveExtendFactor) of a core
+// at the worst, and usually far less: every new zone is indexed once
+// however often the page asks.
+const liveExtendFactor = 4
+
+// liveExtendMaxWait bounds the wait after an extension (see wait).
+const liveExtendMaxWait = 250 * time.Millisecond

@@ -11,7 +11,9 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,7 +188,24 @@ func BenchmarkLiveIngest(b *testing.B) {
 // and GET /api/v1/messagelist finds it. A page-like poller asks every
 // 100 ms meanwhile, so the capture keeps publishing; the probe itself polls
 // every 5 ms. Goal: at most 1 s.
+//
+// The probes start once the trace holds GOTRACY_LATENCY_ZONES zones
+// (default 10 M; -short: 0), sent as fast as the client goes, nested
+// three deep, and the program goes on sending about a million zones a
+// second while they run, so the latency is that of a large trace that
+// grows.
 func BenchmarkLiveLatency(b *testing.B) {
+	target := 10_000_000
+	if testing.Short() {
+		target = 0
+	}
+	if v := os.Getenv("GOTRACY_LATENCY_ZONES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatalf("GOTRACY_LATENCY_ZONES=%q: %v", v, err)
+		}
+		target = n
+	}
 	if err := tracy.Start(tracy.WithPort(0), tracy.WithBroadcast(false), tracy.WithProgramName("latency")); err != nil {
 		b.Fatal(err)
 	}
@@ -208,7 +227,9 @@ func BenchmarkLiveLatency(b *testing.B) {
 	stop := make(chan struct{})
 	go pollPage(srv.URL, 100*time.Millisecond, stop)
 	defer close(stop)
-	// Background load: zones, as a program would send.
+	// The program: zones nested three deep (1 + 10 + 100 a round), as
+	// fast as it goes until the trace is large, then ~1M zones a second.
+	var sent atomic.Int64
 	go func() {
 		for {
 			select {
@@ -216,15 +237,37 @@ func BenchmarkLiveLatency(b *testing.B) {
 				return
 			default:
 			}
-			for range 100 {
-				tracy.BeginNamed("load").End()
+			for range 10 {
+				a := tracy.BeginNamed("outer")
+				for range 10 {
+					m := tracy.BeginNamed("mid")
+					for range 10 {
+						tracy.BeginNamed("load").End()
+					}
+					m.End()
+				}
+				a.End()
 			}
-			time.Sleep(time.Millisecond)
+			if sent.Add(1110) > int64(target) {
+				time.Sleep(time.Millisecond)
+			}
 		}
 	}()
+	fill := time.Now()
+	for {
+		if s := p.Latest(); s != nil && s.Zones >= uint64(target) {
+			break
+		}
+		if time.Since(fill) > 10*time.Minute {
+			b.Fatalf("the trace did not reach %d zones in 10 minutes", target)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.Logf("%d zones published after %.1f s", target, time.Since(fill).Seconds())
 	var lat []time.Duration
 	c := &http.Client{Timeout: 10 * time.Second}
 	i := 0
+	b.ResetTimer()
 	for b.Loop() {
 		i++
 		text := fmt.Sprintf("probe %d", i)
@@ -242,7 +285,14 @@ func BenchmarkLiveLatency(b *testing.B) {
 				break
 			}
 			if time.Since(sent) > 10*time.Second {
-				b.Fatalf("%q not visible after 10 s", text)
+				resp, err := c.Get(srv.URL + "/api/v1/live")
+				var st []byte
+				if err == nil {
+					st, _ = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				pt, gens := p.Spent()
+				b.Fatalf("%q not visible after 10 s (live: %s; %d snapshots, %v publishing)", text, st, gens, pt)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -252,4 +302,9 @@ func BenchmarkLiveLatency(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
 	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds())/1000, "ms-p90")
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ms-max")
+	if s := p.Latest(); s != nil {
+		b.ReportMetric(float64(s.Zones), "zones-at-end")
+	}
+	n, bt := l.Builds()
+	b.ReportMetric(float64(bt.Microseconds())/1000/float64(max(n, 1)), "ms/build")
 }

@@ -40,6 +40,16 @@ func (s *Server) deepCaches() *deepState {
 // while requests already running finish on the old state.
 func (s *Server) dropDeepCaches() { s.deep.Store(nil) }
 
+// hasMemEvents reports whether t has any memory event.
+func hasMemEvents(t *model.Trace) bool {
+	for i := range t.MemPools {
+		if len(t.MemPools[i].Events) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Server) memIndex() *analysis.MemIndex {
 	d := s.deepCaches()
 	d.memOnce.Do(func() {

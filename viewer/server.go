@@ -73,7 +73,12 @@ type config struct {
 	name   string
 	report *tracereport.Report
 	lazy   bool // the report on first use (live traces)
+	prev   *lod.Index
 }
+
+// withPrevIndex makes New extend prev, the index of an earlier snapshot of
+// the same live capture, instead of indexing t from scratch (lod.Extend).
+func withPrevIndex(prev *lod.Index) Option { return func(c *config) { c.prev = prev } }
 
 // withLazyReport makes the report (and its summary) on first use.
 func withLazyReport() Option { return func(c *config) { c.lazy = true } }
@@ -119,35 +124,46 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 	// served sooner after it loads.
 	var wg sync.WaitGroup
 	wg.Add(1)
+	// makeReport runs once s.plots is set (in the goroutine below, or on
+	// first use after New returned).
 	makeReport := func() *tracereport.Report {
 		switch {
 		case c.report != nil:
 			if c.report.Summary == nil {
 				r := *c.report
-				r.Summary = analysis.Summarize(t)
+				r.Summary = analysis.SummarizePlots(t, s.plots)
 				return &r
 			}
 			return c.report
 		case c.rep != nil:
-			return tracereport.New(c.path, c.rep, analysis.Summarize(t))
+			return tracereport.New(c.path, c.rep, analysis.SummarizePlots(t, s.plots))
 		}
-		return &tracereport.Report{File: tracereport.File{Name: c.name}, Summary: analysis.Summarize(t)}
+		return &tracereport.Report{File: tracereport.File{Name: c.name}, Summary: analysis.SummarizePlots(t, s.plots)}
 	}
 	if c.lazy {
 		s.reportFn = makeReport
 	}
 	go func() {
 		defer wg.Done()
-		if !c.lazy {
-			s.report = makeReport()
-		}
+		// The plots first: the summary counts their points, and
+		// rebuilding the memory plots is the dearest part of it.
 		s.plots = analysis.PlotsInTracyOrder(t)
 		for i := range s.plots {
 			s.plotIx = append(s.plotIx, lod.NewPlotIndex(s.plots[i].Points))
 		}
+		if !c.lazy {
+			s.report = makeReport()
+		}
 	}()
-	s.ix = lod.Build(t)
+	s.ix = lod.Extend(c.prev, t) // Build(t) when there is no earlier index
 	wg.Wait()
+	if !c.lazy && hasMemEvents(t) {
+		// The memory index takes about a second at 10M allocations: build
+		// it now, beside the first page load, so that the memory view's
+		// first question waits for what is left of it, not all of it.
+		// (A live trace builds it only when asked: every snapshot would.)
+		go s.memIndex()
+	}
 	s.tlPool.New = func() any { return new(timelineBuf) }
 	s.spanPool.New = func() any { return new(spanBuf) }
 	s.routes()

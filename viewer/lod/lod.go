@@ -13,6 +13,10 @@
 //	}
 //	body := tl.AppendBinary(nil, trace) // the compact form /api/v1/timeline sends
 //
+// A trace that grows (a live capture's snapshots) is indexed with [Extend]
+// from the index of its previous snapshot, in time that follows what was
+// added.
+//
 // Zones narrower than [Query.MinPx] are merged with their close neighbours
 // into one drawn run that says how many zones it stands for, the way Tracy's
 // GUI draws them: every pixel that holds zones shows something, and the
@@ -29,6 +33,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gotracy/gotracy/model"
 )
@@ -148,51 +153,69 @@ func (tl *Timeline) Items() int {
 }
 
 // levels lists a lane's zones by depth: the zone indices of depth d are
-// pos[off[d]:off[d+1]], in pre-order, which is time order within a depth
+// pos[lo(d):hi(d)], in pre-order, which is time order within a depth
 // (zones of one depth never overlap). This is the whole index: 4 bytes a
 // zone. Within a depth, starts and ends both grow with the position, so
 // every question ("first zone ending after t", "children of zone i") is a
 // binary search.
 //
+// Each depth owns a region of pos that may have room after its entries
+// (Build leaves none; Extend, which indexes a growing live trace, keeps
+// some), so a newer snapshot's index appends a depth's new zones in place
+// without moving or touching any entry a reader of the older index sees.
+//
 // A merged run over a dense depth would otherwise cost a search per few
-// pixels, each probing zones across cold memory. So the top four bits of
-// the first two entries of every block of 256 entries of a depth hold,
-// together, a 7-bit bound on the block's widest zone and widest gap to the
-// next entry (the bit length of the larger, so the true value is below
-// 2^bound): a run walks past a whole block whose bound is under the merge
-// width with one byte's look, and the index still costs 4 bytes a zone.
-// Threads of 2^28 zones or more (6 GB of zones) keep plain indices and no
-// bounds (mask is all ones, skip false).
+// pixels, each probing zones across cold memory. So every block of 256
+// entries of a depth has a 7-bit bound on the block's widest zone and
+// widest gap to the next entry (the bit length of the larger, so the true
+// value is below 2^bound), bounds[d][b]: a run walks past a whole block
+// whose bound is under the merge width with one byte's look. The bounds
+// are a separate byte a block (1/1024 of the positions) rather than bits
+// of the positions, because the bounds of a depth's last block change as
+// a live trace grows while the positions never do: a newer index copies
+// the few bound bytes and shares the positions.
 type levels struct {
-	off  []uint32
-	pos  []uint32
-	mask uint32 // pos[p] & mask is the zone index
-	skip bool   // block bounds are stored
+	// off[d] is the first position of depth d's region, off[depth()] the
+	// end of the last; end[d] is the position after depth d's last entry,
+	// or end is nil when every region is full (Build), so end[d] is
+	// off[d+1] and the index costs no more than the positions.
+	off    []uint32
+	end    []uint32
+	pos    []uint32  // zone indices
+	bounds [][]uint8 // by depth, by block of blockLen entries
 }
 
 const (
 	blockShift = 8
 	blockLen   = 1 << blockShift
-	idxBits    = 28
-	idxMask    = 1<<idxBits - 1
 )
 
 func (lv *levels) depth() int { return max(len(lv.off)-1, 0) }
 
-// at is the zone index at position p.
-func (lv *levels) at(p uint32) uint32 { return lv.pos[p] & lv.mask }
+// lo is the first position of depth d.
+func (lv *levels) lo(d int) uint32 { return lv.off[d] }
 
-// blockBound is the bit-length bound of block b of depth d (64 when none
-// is stored, which never allows a skip).
+// hi is the position after depth d's last entry.
+func (lv *levels) hi(d int) uint32 {
+	if lv.end != nil {
+		return lv.end[d]
+	}
+	return lv.off[d+1]
+}
+
+// count is the number of entries of depth d.
+func (lv *levels) count(d int) uint32 { return lv.hi(d) - lv.lo(d) }
+
+// at is the zone index at position p.
+func (lv *levels) at(p uint32) uint32 { return lv.pos[p] }
+
+// blockBound is the bit-length bound of block b of depth d (64 for a block
+// of one entry, which never allows a skip).
 func (lv *levels) blockBound(d int, b uint32) uint {
-	if !lv.skip {
+	if b<<blockShift+1 >= lv.count(d) {
 		return 64
 	}
-	p := lv.off[d] + b<<blockShift
-	if p+1 >= lv.off[d+1] {
-		return 64
-	}
-	return uint(lv.pos[p]>>idxBits)<<4 | uint(lv.pos[p+1]>>idxBits)
+	return uint(lv.bounds[d][b])
 }
 
 // Index is the level-of-detail index of one trace. It is read-only after
@@ -205,23 +228,16 @@ type Index struct {
 	// colors is every source location's colour, by uint16(srcloc), so the
 	// encoder does not look each drawn zone's location up in a map.
 	colors []uint32
+	// extended is set by the first Extend of this index, which may append
+	// into the room after each depth's positions; a second one copies.
+	extended atomic.Bool
 }
 
 // Build indexes every thread's and GPU timeline's zones, one goroutine per
 // thread up to GOMAXPROCS. The trace must not change afterwards.
 func Build(t *model.Trace) *Index {
 	ix := &Index{trace: t, cpu: make([]levels, len(t.Threads)), gpu: make([][]levels, len(t.GpuContexts)), last: t.Metadata.LastTime}
-	ix.colors = make([]uint32, 1<<16)
-	for id := range t.SrcLocIndex {
-		if sl, ok := t.SrcLoc(model.SrcLocID(id)); ok {
-			ix.colors[uint16(id)] = sl.Color
-		}
-	}
-	for i, sl := range t.DynSrcLocs {
-		if i < 1<<15 {
-			ix.colors[uint16(-int16(i)-1)] = sl.Color
-		}
-	}
+	ix.colors = srcLocColors(t)
 	type job struct{ c, k int } // c < 0: CPU thread k
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -258,13 +274,34 @@ func Build(t *model.Trace) *Index {
 	return ix
 }
 
+// srcLocColors is every source location's colour, by uint16(srcloc).
+func srcLocColors(t *model.Trace) []uint32 {
+	colors := make([]uint32, 1<<16)
+	for id := range t.SrcLocIndex {
+		if sl, ok := t.SrcLoc(model.SrcLocID(id)); ok {
+			colors[uint16(id)] = sl.Color
+		}
+	}
+	for i, sl := range t.DynSrcLocs {
+		if i < 1<<15 {
+			colors[uint16(-int16(i)-1)] = sl.Color
+		}
+	}
+	return colors
+}
+
 // Trace is the indexed trace.
 func (ix *Index) Trace() *model.Trace { return ix.trace }
 
 // Bytes is the memory the index holds beyond the trace.
 func (ix *Index) Bytes() int64 {
 	var n int64
-	add := func(lv *levels) { n += int64(cap(lv.off)+cap(lv.pos)) * 4 }
+	add := func(lv *levels) {
+		n += int64(cap(lv.off)+cap(lv.end)+cap(lv.pos)) * 4
+		for _, b := range lv.bounds {
+			n += int64(cap(b))
+		}
+	}
 	for i := range ix.cpu {
 		add(&ix.cpu[i])
 	}
@@ -463,34 +500,29 @@ func (b *boundsBuilder) grow(d int) int {
 
 func (b *boundsBuilder) finish() levels {
 	n := len(b.depth)
-	off := make([]uint32, len(b.acc)+1)
+	nd := len(b.acc)
+	lv := levels{off: make([]uint32, nd+1), bounds: make([][]uint8, nd)}
+	nb := 0
 	for d := range b.acc {
 		a := &b.acc[d]
-		off[d+1] = off[d] + a.count
+		lv.off[d+1] = lv.off[d] + a.count
 		a.bounds = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0))))) // the last, partial block
+		nb += len(a.bounds)
 	}
-	fill := make([]uint32, len(b.acc))
-	copy(fill, off[:len(b.acc)])
+	all := make([]uint8, 0, nb) // one exact allocation for every depth's
+	for d := range b.acc {
+		k := len(all)
+		all = append(all, b.acc[d].bounds...)
+		lv.bounds[d] = all[k:len(all):len(all)]
+	}
+	fill := make([]uint32, nd)
+	copy(fill, lv.off)
 	pos := make([]uint32, n)
 	for i, d := range b.depth {
 		pos[fill[d]] = uint32(i)
 		fill[d]++
 	}
-	lv := levels{off: off, pos: pos, mask: ^uint32(0)}
-	if n < 1<<idxBits {
-		lv.mask, lv.skip = idxMask, true
-		for d := range b.acc {
-			base := off[d]
-			for blk, bound := range b.acc[d].bounds {
-				p := base + uint32(blk)<<blockShift
-				if p+1 >= off[d+1] {
-					continue // a block of one entry holds no bound
-				}
-				pos[p] |= uint32(bound) >> 4 << idxBits
-				pos[p+1] |= uint32(bound) & 15 << idxBits
-			}
-		}
-	}
+	lv.pos = pos
 	return lv
 }
 
@@ -561,7 +593,7 @@ func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane, cursor *[]uint3
 	w := walker[S]{s: s, lv: lv, t0: q.T0, t1: q.T1, minNs: int64(math.Ceil(q.MinPx * q.nsPerPx())), l: l, cursor: cur}
 	w.minNs = max(w.minNs, 1)
 	w.minBits = uint(bits.Len64(uint64(w.minNs))) - 1 // 2^minBits <= minNs
-	w.level(0, lv.off[0], lv.off[1])
+	w.level(0, lv.lo(0), lv.hi(0))
 	// Items come out in depth-first order; the encoding wants them by
 	// depth, then start. Within one depth they are already in start order,
 	// so a counting sort by depth (stable, linear) is enough; the walk's
@@ -678,10 +710,7 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 // one; when the next block is bounded too (and ends before hi), the run
 // takes it whole, and so on.
 func (w *walker[S]) skipBlocks(d int, last, hi uint32) uint32 {
-	if !w.lv.skip {
-		return last
-	}
-	base := w.lv.off[d]
+	base := w.lv.lo(d)
 	b := (last - base) >> blockShift
 	if w.lv.blockBound(d, b) > w.minBits {
 		return last
@@ -770,8 +799,8 @@ func (w *walker[S]) gallop(lo, hi uint32, t int64, byIndex bool) uint32 {
 // usually a probe or two away, instead of bisecting the whole depth.
 func (w *walker[S]) nextChildren(d int, z, nx uint32) (uint32, uint32) {
 	lv := w.lv
-	end := lv.off[d+1]
-	from := max(w.cursor[d], lv.off[d])
+	end := lv.hi(d)
+	from := max(w.cursor[d], lv.lo(d))
 	lo := w.gallopIndex(from, end, z+1)
 	hi := w.gallopIndex(lo, end, nx)
 	w.cursor[d] = hi
@@ -782,7 +811,7 @@ func (w *walker[S]) nextChildren(d int, z, nx uint32) (uint32, uint32) {
 // (z, nx): zone z's children (or, for nx past a run, its descendants at d).
 func (w *walker[S]) childRange(d int, z, nx uint32) (uint32, uint32) {
 	lv := w.lv
-	lo, hi := lv.off[d], lv.off[d+1]
+	lo, hi := lv.lo(d), lv.hi(d)
 	for lo < hi { // first index > z
 		m := lo + (hi-lo)/2
 		if lv.at(m) > z {
@@ -792,7 +821,7 @@ func (w *walker[S]) childRange(d int, z, nx uint32) (uint32, uint32) {
 		}
 	}
 	a := lo
-	hi = lv.off[d+1]
+	hi = lv.hi(d)
 	for lo < hi { // first index >= nx
 		m := lo + (hi-lo)/2
 		if lv.at(m) >= nx {

@@ -417,17 +417,17 @@ func TestBlockBounds(t *testing.T) {
 	zl := &tr.Threads[0].Zones
 	cpu := buildCPULevels(zl, tr.Metadata.LastTime)
 	gen := buildLevels(cpuSrc{zl, tr.Metadata.LastTime})
-	if !slices.Equal(cpu.pos, gen.pos) || !slices.Equal(cpu.off, gen.off) {
+	if !sameLevels(&cpu, &gen) {
 		t.Fatal("the chunk walk and the generic builder disagree")
 	}
 	nested := synthtrace.Make(synthtrace.Spec{Zones: 300_000, Threads: 1, MaxDepth: 20, Seed: 8})
 	nz := &nested.Threads[0].Zones
 	nc, ng := buildCPULevels(nz, nested.Metadata.LastTime), buildLevels(cpuSrc{nz, nested.Metadata.LastTime})
-	if !slices.Equal(nc.pos, ng.pos) || !slices.Equal(nc.off, ng.off) {
+	if !sameLevels(&nc, &ng) {
 		t.Fatal("on a nested thread the chunk walk and the generic builder disagree")
 	}
 	small, blocks := 0, 0
-	for b := uint32(0); (b+1)<<blockShift <= cpu.off[1]; b++ {
+	for b := uint32(0); (b+1)<<blockShift <= cpu.count(0); b++ {
 		blocks++
 		if cpu.blockBound(0, b) <= 7 { // below 128 ns
 			small++
