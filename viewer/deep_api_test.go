@@ -567,3 +567,38 @@ func checkMemZones(t *testing.T, ts *httptest.Server, tr *model.Trace) {
 		}
 	}
 }
+
+// PrepareMemory (what `gotracy view` runs before it prints the address)
+// leaves the memory index built, and a request answers from it; a trace
+// without memory events gets none.
+func TestPrepareMemory(t *testing.T) {
+	s, err := New(deepSynth(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.PrepareMemory()
+	d := s.deep.Load()
+	if d == nil || d.mem == nil {
+		t.Fatal("PrepareMemory left no memory index")
+	}
+	if s.MemoryEvents() != 4000 {
+		t.Fatalf("MemoryEvents %d, want 4000", s.MemoryEvents())
+	}
+	r := httptest.NewRequest("GET", "/api/v1/memlist?sort=size&desc=1", nil)
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Fatalf("memlist: %d %s", w.Code, w.Body.String())
+	}
+	if s.deep.Load() != d {
+		t.Fatal("the request built its own index")
+	}
+	plain, err := New(synthtrace.Make(synthtrace.Spec{Zones: 100, Threads: 1, MaxDepth: 2, Seed: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.PrepareMemory()
+	if d := plain.deep.Load(); d != nil && d.mem != nil {
+		t.Fatal("a trace without memory events got a memory index")
+	}
+}

@@ -132,6 +132,14 @@ func viewHandler(e *env, path string) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n := s.MemoryEvents(); n > 0 {
+		// Before the address is printed, so the memory view's first
+		// question never waits for its index (seconds at 10M events).
+		if n >= 1_000_000 {
+			fmt.Fprintf(e.stderr, "gotracy view: indexing %d memory events...\n", n)
+		}
+		s.PrepareMemory()
+	}
 	return s.Handler(), nil
 }
 
