@@ -59,8 +59,9 @@ type a2lRef struct {
 }
 
 type a2lCand struct {
-	t    int32
-	unit int32
+	t     int32
+	unit  int32
+	inSeq bool // one of the unit's line sequences holds the address
 }
 
 // a2lUnitsFor returns the index's unit replay, built on first use.
@@ -157,11 +158,17 @@ func (s *a2lUnits) choose(addr uint64) int32 {
 	defer s.mu.Unlock()
 	s.tried = s.tried[:0]
 	for {
-		u := s.nextCandidate(addr)
-		if u < 0 {
+		c := s.nextCandidate(addr)
+		if c.unit < 0 {
 			break
 		}
+		u := c.unit
 		s.tried = append(s.tried, u)
+		// A decoded unit with a sequence holding addr has a line there:
+		// no need to look it up.
+		if c.inSeq && !s.st[u].bad {
+			return u
+		}
 		if s.answers(int(u), addr) {
 			return u
 		}
@@ -179,7 +186,7 @@ func (s *a2lUnits) choose(addr uint64) int32 {
 
 // nextCandidate is the next trie entry holding addr whose unit was not
 // tried in this query: units ordered by their first insertion holding it.
-func (s *a2lUnits) nextCandidate(addr uint64) int32 {
+func (s *a2lUnits) nextCandidate(addr uint64) a2lCand {
 	s.cands = s.cands[:0]
 	add := func(rs []span, kind int) {
 		k := findLast(rs, addr)
@@ -194,9 +201,9 @@ func (s *a2lUnits) nextCandidate(addr uint64) int32 {
 			st := &s.st[u]
 			switch {
 			case kind == 0 && st.parsed:
-				s.cands = append(s.cands, a2lCand{st.parseT, u})
+				s.cands = append(s.cands, a2lCand{st.parseT, u, false})
 			case kind == 1 && st.decoded:
-				s.cands = append(s.cands, a2lCand{st.decT, u})
+				s.cands = append(s.cands, a2lCand{st.decT, u, true})
 			}
 		}
 	}
@@ -204,14 +211,16 @@ func (s *a2lUnits) nextCandidate(addr uint64) int32 {
 	add(s.x.sequences(), 1)
 	best := a2lCand{t: -1, unit: -1}
 	for _, c := range s.cands {
-		if slices.Contains(s.tried, c.unit) {
-			continue
-		}
-		if best.unit < 0 || c.t < best.t {
+		if !slices.Contains(s.tried, c.unit) && (best.unit < 0 || c.t < best.t) {
 			best = c
 		}
 	}
-	return best.unit
+	for _, c := range s.cands {
+		if c.unit == best.unit && c.inSeq {
+			best.inSeq = true
+		}
+	}
+	return best
 }
 
 // findLast is the index of the last span starting at or below addr, or -1.
