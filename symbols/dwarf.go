@@ -117,6 +117,10 @@ type fnNode struct {
 
 const maxUnits = 1 << 22
 
+// inAbstract marks, on the DIE walk's stack, the children of an abstract
+// instance being walked in addr2line mode (no node of its own).
+const inAbstract = -2
+
 func newDwarfIndex(s *dwSections) (*dwarfIndex, error) {
 	x := &dwarfIndex{s: s}
 	type abKey struct {
@@ -859,6 +863,10 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 		}
 		parent := stack[len(stack)-1]
 		cur := parent
+		inAbs := parent == inAbstract
+		if inAbs {
+			parent = -1
+		}
 		switch {
 		case a.tag == tagSubprogram || a.tag == tagInlinedSubroutine:
 			var d dieAttrs
@@ -909,6 +917,14 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 				}
 				cur = idx
 			} else if parent < 0 {
+				if a2 != nil && a.children && a.tag == tagSubprogram {
+					// binutils scans every DIE: a local class's member
+					// functions may be defined inside the enclosing
+					// function's abstract instance, and are functions of
+					// their own for it.
+					stack = append(stack, inAbstract)
+					continue
+				}
 				// A declaration or abstract instance: nothing with code
 				// below it that we would attribute correctly.
 				if a.children {
@@ -921,7 +937,7 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 			}
 		case !a.children:
 			cu.skipAttrs(&r, a)
-		case descends(a.tag) || parent >= 0 && (a.tag == tagClassType || a.tag == tagStructureType || a.tag == tagUnionType):
+		case descends(a.tag) || (parent >= 0 || inAbs) && (a.tag == tagClassType || a.tag == tagStructureType || a.tag == tagUnionType):
 			// Inside a function, a class body may hold the definitions
 			// of a local class's member functions (GCC), as binutils
 			// and libbacktrace find them.
