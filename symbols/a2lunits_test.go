@@ -156,3 +156,60 @@ func TestAddr2lineLTOUnitDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// GCC defines the virtual member of a local class of an inlined function
+// template inside the template's abstract instance; binutils scans every
+// DIE, so that member is a function of its own, with the lambda inlined
+// into it: two frames at its entry, the outer one named create at line 13
+// of the source. Compared with a live addr2line when it is 2.40.
+func TestAddr2lineLocalClassInAbstractInstance(t *testing.T) {
+	bin := cBinary(t, "a2labslocal", "g++", "a2labslocal.cpp", "-O2")
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lo, size uint64
+	for _, s := range syms {
+		if strings.HasSuffix(s.Name, "4Impl6createEi") && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			lo, size = s.Value, s.Size
+		}
+	}
+	if size == 0 {
+		t.Fatalf("%s: no Impl::create symbol", bin)
+	}
+	var addrs []uint64
+	for a := lo; a < lo+size; a++ {
+		addrs = append(addrs, a)
+	}
+	r, err := New(WithAddr2line(true), WithDebugDirs(), WithDemangle(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res := r.Addr2line(Image{Path: bin}).Resolve(context.Background(), addrs)
+	if fr := res[0].Frames; len(fr) != 2 || fr[1].Function != "create" || fr[1].Line != 13 {
+		t.Errorf("entry of Impl::create: %+v, want two frames, the outer create at line 13", fr)
+	}
+	if _, err := exec.LookPath("addr2line"); err != nil {
+		return
+	}
+	if v, _ := exec.Command("addr2line", "--version").Output(); !strings.Contains(string(v), " 2.40") {
+		return
+	}
+	args := []string{"-f", "-i", "-C", "-e", bin}
+	for _, a := range addrs {
+		args = append(args, fmt.Sprintf("%#x", a))
+	}
+	want, err := exec.Command("addr2line", args...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a2lText(res); got != string(want) {
+		t.Errorf("got:\n%s\naddr2line:\n%s", got, want)
+	}
+}
