@@ -44,6 +44,16 @@ type a2lUnits struct {
 	clock int32
 	cands []a2lCand
 	tried []int32
+	// memo holds abstract's answer per DIE offset. Repeating a lookup has
+	// no further effect (units parsed and decoded stay so); its answer
+	// changes only when a unit fails, which bumps epoch.
+	memo  map[uint64]a2lMemo
+	epoch int32
+}
+
+type a2lMemo struct {
+	epoch int32
+	ok    bool
 }
 
 type a2lUnitState struct {
@@ -67,7 +77,7 @@ type a2lCand struct {
 // a2lUnitsFor returns the index's unit replay, built on first use.
 func (x *dwarfIndex) a2lUnitsFor() *a2lUnits {
 	x.a2lOnce.Do(func() {
-		s := &a2lUnits{x: x, st: make([]a2lUnitState, len(x.units))}
+		s := &a2lUnits{x: x, st: make([]a2lUnitState, len(x.units)), memo: map[uint64]a2lMemo{}}
 		for i, cu := range x.units {
 			rs, fails := x.a2lUnitRanges(cu)
 			s.st[i].parseFails = fails
@@ -288,28 +298,42 @@ func (s *a2lUnits) decode(u int) bool {
 	st.decoded, st.decT = true, s.clock
 	s.clock++
 	if !cu.hasStmt {
-		st.bad = true
+		s.fail(u)
 		return false
 	}
 	s.x.buildLines(cu)
 	s.x.buildFuncs(cu)
 	if cu.lineErr != nil {
-		st.bad = true
+		s.fail(u)
 		return false
 	}
 	for _, r := range s.x.a2lScanRefs(cu) {
 		if !s.abstract(u, r.off, 0) && r.fail {
-			s.st[u].bad = true
+			s.fail(u)
 			return false
 		}
 	}
 	return true
 }
 
+func (s *a2lUnits) fail(u int) {
+	s.st[u].bad = true
+	s.epoch++
+}
+
 // abstract is find_abstract_instance for the DIE at off referenced from
 // unit u: it finds (parsing if need be) the unit holding off, follows a
 // DW_AT_specification and decodes the unit for a DW_AT_decl_file.
 func (s *a2lUnits) abstract(u int, off uint64, depth int) bool {
+	if m, ok := s.memo[off]; ok && m.epoch == s.epoch {
+		return m.ok
+	}
+	ok := s.abstractDIE(u, off, depth)
+	s.memo[off] = a2lMemo{s.epoch, ok}
+	return ok
+}
+
+func (s *a2lUnits) abstractDIE(u int, off uint64, depth int) bool {
 	if depth >= 100 {
 		return false
 	}
