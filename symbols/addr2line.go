@@ -30,9 +30,6 @@ import (
 type a2lUnit struct {
 	spans []a2lSpan // every merged range of every function, sorted by lo
 	nodes []a2lNode // by fnNode index
-	// failed: binutils' scan_unit_for_symbols fails on this unit, so
-	// addr2line answers nothing from it (see a2lRnglistx).
-	failed bool
 }
 
 // a2lSpan is one range; wm is the highest hi of it and all before it, so
@@ -431,6 +428,20 @@ func (a *Addr2line) Resolve(ctx context.Context, addrs []uint64) []Result {
 	a.reqs = a.reqs[:0]
 	for _, ad := range addrs {
 		a.reqs = append(a.reqs, Request{Image: a.img, Addr: ad})
+	}
+	// Which unit answers depends on what binutils has read so far, so it
+	// is decided here, in input order; the lookups then run in parallel.
+	if o, err := a.r.object(a.img); err == nil && o.a2lSyms != nil && a.r.o.a2l {
+		if dw := o.dwarf(); dw != nil && dw.a2l {
+			s := dw.a2lUnitsFor()
+			for i := range a.reqs {
+				u := s.choose(a.reqs[i].Addr + o.relBase)
+				if u >= 0 {
+					u++
+				}
+				a.reqs[i].a2lUnit = u
+			}
+		}
 	}
 	res := a.r.Resolve(ctx, a.reqs)
 	for i := range res {

@@ -37,6 +37,9 @@ type dwarfIndex struct {
 	// as DWARF composes them, the smallest-range function rule and what
 	// the ELF-symbol name rule needs. Set before the first lookup.
 	a2l bool
+
+	a2lOnce sync.Once
+	a2lSim  *a2lUnits // addr2line mode: binutils' unit discovery (a2lunits.go)
 }
 
 // addrRange is an address range as read from DWARF.
@@ -113,6 +116,10 @@ type fnNode struct {
 }
 
 const maxUnits = 1 << 22
+
+// inAbstract marks, on the DIE walk's stack, the children of an abstract
+// instance being walked in addr2line mode (no node of its own).
+const inAbstract = -2
 
 func newDwarfIndex(s *dwSections) (*dwarfIndex, error) {
 	x := &dwarfIndex{s: s}
@@ -445,10 +452,22 @@ func (x *dwarfIndex) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, bo
 // lookupMeta is lookup; in addr2line mode (meta != nil, x.a2l) it answers
 // the addr2line way and appends one a2lMeta per frame.
 func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, bool, error) {
+	return x.lookupUnit(addr, 0, inlines, out, meta)
+}
+
+// lookupUnit is lookupMeta; in addr2line mode a unit other than 0 is the
+// one binutils answers from (index + 1), -1 none (see a2lUnits).
+func (x *dwarfIndex) lookupUnit(addr uint64, unit int32, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, bool, error) {
 	var cu *cuIndex
-	if meta != nil && x.a2l {
+	forced := meta != nil && x.a2l && unit != 0
+	switch {
+	case forced && unit < 0:
+		return out, false, nil
+	case forced && int(unit) <= len(x.units):
+		cu = x.units[unit-1]
+	case meta != nil && x.a2l:
 		cu = x.a2lUnitFor(addr)
-	} else {
+	default:
 		cu = x.unitFor(addr)
 	}
 	var file string
@@ -464,7 +483,7 @@ func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]
 		}
 		file, line, col, disc, hasLine = cu.line(addr)
 	}
-	if !hasLine {
+	if !hasLine && !forced {
 		if c2 := x.unitBySequence(addr); c2 != nil {
 			cu = c2
 			file, line, col, disc, hasLine = cu.line(addr)
@@ -479,10 +498,6 @@ func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]
 	x.buildFuncs(cu)
 	if cu.funcsErr != nil && !hasLine {
 		return out, false, cu.funcsErr
-	}
-	if meta != nil && cu.a2l != nil && cu.a2l.failed {
-		// binutils gave up on the unit (see a2lRnglistx).
-		return out, false, nil
 	}
 	if meta != nil && cu.a2l != nil {
 		out, ok := x.a2lChain(cu, addr, inlines, out, meta, file, line, col, disc, hasLine)
@@ -515,6 +530,16 @@ func (x *dwarfIndex) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]
 
 // unitBySequence finds the unit whose line table covers addr.
 func (x *dwarfIndex) unitBySequence(addr uint64) *cuIndex {
+	seqs := x.sequences()
+	k := findSpan(seqs, addr)
+	if k < 0 {
+		return nil
+	}
+	return x.units[seqs[k].idx]
+}
+
+// sequences returns every unit's line sequences (idx: unit), built once.
+func (x *dwarfIndex) sequences() []span {
 	x.seqOnce.Do(func() {
 		for i, cu := range x.units {
 			x.buildLines(cu)
@@ -526,11 +551,7 @@ func (x *dwarfIndex) unitBySequence(addr uint64) *cuIndex {
 		}
 		prepSpans(x.seqs)
 	})
-	k := findSpan(x.seqs, addr)
-	if k < 0 {
-		return nil
-	}
-	return x.units[x.seqs[k].idx]
+	return x.seqs
 }
 
 func (cu *cuIndex) file(i int32) string {
@@ -842,6 +863,10 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 		}
 		parent := stack[len(stack)-1]
 		cur := parent
+		inAbs := parent == inAbstract
+		if inAbs {
+			parent = -1
+		}
 		switch {
 		case a.tag == tagSubprogram || a.tag == tagInlinedSubroutine:
 			var d dieAttrs
@@ -892,6 +917,14 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 				}
 				cur = idx
 			} else if parent < 0 {
+				if a2 != nil && a.children && a.tag == tagSubprogram {
+					// binutils scans every DIE: a local class's member
+					// functions may be defined inside the enclosing
+					// function's abstract instance, and are functions of
+					// their own for it.
+					stack = append(stack, inAbstract)
+					continue
+				}
 				// A declaration or abstract instance: nothing with code
 				// below it that we would attribute correctly.
 				if a.children {
@@ -904,7 +937,7 @@ func (x *dwarfIndex) readFuncs(cu *cuIndex) error {
 			}
 		case !a.children:
 			cu.skipAttrs(&r, a)
-		case descends(a.tag) || parent >= 0 && (a.tag == tagClassType || a.tag == tagStructureType || a.tag == tagUnionType):
+		case descends(a.tag) || (parent >= 0 || inAbs) && (a.tag == tagClassType || a.tag == tagStructureType || a.tag == tagUnionType):
 			// Inside a function, a class body may hold the definitions
 			// of a local class's member functions (GCC), as binutils
 			// and libbacktrace find them.

@@ -202,6 +202,9 @@ const (
 	tagCompileUnit        = 0x11
 	tagPartialUnit        = 0x3c
 	tagSubprogram         = 0x2e
+	tagEntryPoint         = 0x03
+	tagVariable           = 0x34
+	tagMember             = 0x0d
 	tagInlinedSubroutine  = 0x1d
 	tagLexicalBlock       = 0x0b
 	tagNamespace          = 0x39
@@ -220,6 +223,7 @@ const (
 	atLanguage            = 0x13
 	atAbstractOrigin      = 0x31
 	atSpecification       = 0x47
+	atDeclFile            = 0x3a
 	atRanges              = 0x55
 	atCallColumn          = 0x57
 	atCallFile            = 0x58

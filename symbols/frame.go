@@ -48,6 +48,10 @@ type Image struct {
 type Request struct {
 	Image Image
 	Addr  uint64
+
+	// a2lUnit is the unit an Addr2line session found binutils would
+	// answer from: its index + 1, -1 for none, 0 when not chosen.
+	a2lUnit int32
 }
 
 // Result is the answer for one Request. When Err is non-nil Frames may still

@@ -84,7 +84,7 @@ func (o *object) lookup(addr uint64, inlines bool, out []Frame) ([]Frame, error)
 func (o *object) lookupMeta(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, error) {
 	start := len(out)
 	if meta != nil && o.a2lSyms != nil {
-		return o.lookupA2L(addr, inlines, out, meta)
+		return o.lookupA2L(addr, 0, inlines, out, meta)
 	}
 	if o.goinl != nil {
 		// The pclntab with the runtime's inline tree gives the same
@@ -162,12 +162,13 @@ func (o *object) symbolList() []sym {
 }
 
 // lookupA2L is lookup the way binutils addr2line answers (ELF, DWARF).
-func (o *object) lookupA2L(addr uint64, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, error) {
+// unit is what an Addr2line session chose (Request.a2lUnit), 0 if none.
+func (o *object) lookupA2L(addr uint64, unit int32, inlines bool, out []Frame, meta *[]a2lMeta) ([]Frame, error) {
 	start := len(out)
 	*meta = (*meta)[:0]
 	var dwErr error
 	if dw := o.dwarf(); dw != nil {
-		out, _, dwErr = dw.lookupMeta(addr, inlines, out, meta)
+		out, _, dwErr = dw.lookupUnit(addr, unit, inlines, out, meta)
 	} else if o.dwLateErr != nil {
 		dwErr = o.dwLateErr
 	}

@@ -136,7 +136,7 @@ func (r *Resolver) Lookup(img Image, addr uint64) Result {
 
 func (r *Resolver) lookup(img Image, addr uint64, buf []Frame) Result {
 	o, err := r.object(img)
-	return r.lookupIn(o, err, addr, buf, nil, nil)
+	return r.lookupIn(o, err, addr, 0, buf, nil, nil)
 }
 
 // objMemo is a worker's memory of the last image it looked up: a batch
@@ -229,7 +229,7 @@ func (r *Resolver) demangleMemo(m *demMemo, s string) string {
 	return v
 }
 
-func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *demMemo, ms *[]a2lMeta) Result {
+func (r *Resolver) lookupIn(o *object, err error, addr uint64, unit int32, buf []Frame, dm *demMemo, ms *[]a2lMeta) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -247,7 +247,7 @@ func (r *Resolver) lookupIn(o *object, err error, addr uint64, buf []Frame, dm *
 			}
 			meta = (*ms)[len(*ms):len(*ms)]
 		}
-		frames, err = o.lookupMeta(addr+o.relBase, r.o.inlines, buf[:0], &meta)
+		frames, err = o.lookupA2L(addr+o.relBase, unit, r.o.inlines, buf[:0], &meta)
 		if ms != nil && len(meta) > 0 && len(meta) <= cap(*ms)-len(*ms) && &meta[0] == &(*ms)[len(*ms) : len(*ms)+1][0] {
 			*ms = (*ms)[:len(*ms)+len(meta)]
 		}
@@ -420,7 +420,7 @@ func (r *Resolver) Resolve(ctx context.Context, reqs []Request) []Result {
 					}
 					tail := slab[len(slab):]
 					o, err := r.memoObject(&memo, reqs[i].Image)
-					res[i] = r.lookupIn(o, err, reqs[i].Addr, tail, dm, &mslab)
+					res[i] = r.lookupIn(o, err, reqs[i].Addr, reqs[i].a2lUnit, tail, dm, &mslab)
 					// Frames are capped so that appending to one Result
 					// cannot overwrite the next.
 					if f := res[i].Frames; len(f) <= cap(tail) && len(f) > 0 && &f[0] == &tail[:1][0] {
