@@ -166,8 +166,9 @@ func (tl *Timeline) Items() int {
 type levels struct {
 	off  []uint32
 	pos  []uint32
-	mask uint32 // pos[p] & mask is the zone index
-	skip bool   // block bounds are stored
+	mask uint32  // pos[p] & mask is the zone index
+	skip bool    // block bounds are stored
+	mip  *mipmap // optional run summaries (mipmap.go); nil: none
 }
 
 const (
@@ -264,7 +265,7 @@ func (ix *Index) Trace() *model.Trace { return ix.trace }
 // Bytes is the memory the index holds beyond the trace.
 func (ix *Index) Bytes() int64 {
 	var n int64
-	add := func(lv *levels) { n += int64(cap(lv.off)+cap(lv.pos)) * 4 }
+	add := func(lv *levels) { n += int64(cap(lv.off)+cap(lv.pos))*4 + lv.mip.bytes() }
 	for i := range ix.cpu {
 		add(&ix.cpu[i])
 	}
@@ -561,6 +562,7 @@ func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane, cursor *[]uint3
 	w := walker[S]{s: s, lv: lv, t0: q.T0, t1: q.T1, minNs: int64(math.Ceil(q.MinPx * q.nsPerPx())), l: l, cursor: cur}
 	w.minNs = max(w.minNs, 1)
 	w.minBits = uint(bits.Len64(uint64(w.minNs))) - 1 // 2^minBits <= minNs
+	w.mip = lv.mip.forWidth(w.minNs)
 	w.level(0, lv.off[0], lv.off[1])
 	// Items come out in depth-first order; the encoding wants them by
 	// depth, then start. Within one depth they are already in start order,
@@ -598,7 +600,8 @@ type walker[S zoneSource] struct {
 	// below 2^minBits is below minNs.
 	minBits uint
 	l       *Lane
-	cursor  []uint32 // per depth: where the walk's last children ended
+	cursor  []uint32  // per depth: where the walk's last children ended
+	mip     []mipRuns // by depth: the stored runs at the query's scale, if any
 }
 
 // level draws the zones at positions [lo, hi) of depth d, which are
@@ -641,6 +644,9 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 		// its zones.
 		last, runEnd := k, ze
 		for {
+			if w.mip != nil {
+				last, runEnd = w.mipJump(d, last, hi, runEnd)
+			}
 			if l2 := w.skipBlocks(d, last, hi); l2 != last {
 				last = l2
 				runEnd = max(runEnd, s.end(lv.at(last)))
