@@ -166,9 +166,11 @@ func (tl *Timeline) Items() int {
 type levels struct {
 	off  []uint32
 	pos  []uint32
-	mask uint32  // pos[p] & mask is the zone index
-	skip bool    // block bounds are stored
-	mip  *mipmap // optional run summaries (mipmap.go); nil: none
+	mask uint32 // pos[p] & mask is the zone index
+	skip bool   // block bounds are stored
+
+	// mip is the optional run summaries (mipmap.go); nil: none.
+	mip *mipmap
 }
 
 const (
@@ -600,8 +602,10 @@ type walker[S zoneSource] struct {
 	// below 2^minBits is below minNs.
 	minBits uint
 	l       *Lane
-	cursor  []uint32  // per depth: where the walk's last children ended
-	mip     []mipRuns // by depth: the stored runs at the query's scale, if any
+	cursor  []uint32 // per depth: where the walk's last children ended
+
+	// mip is, by depth, the stored runs at the query's scale, if any.
+	mip []mipRuns
 }
 
 // level draws the zones at positions [lo, hi) of depth d, which are
