@@ -62,3 +62,46 @@ func TestMipmapMatchesNaive(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMipmapTimeline is FuzzTimeline with the mipmaps on: a zone tree from
+// the input (each byte opens a child, closes the current zone, or leaves a
+// gap), one window, every item against the reference.
+func FuzzMipmapTimeline(f *testing.F) {
+	siblings := make([]byte, 0, 1200)
+	for i := range 600 {
+		siblings = append(siblings, 0, 1)
+		if i%97 == 0 {
+			siblings = append(siblings, 2, 0, 0, 1, 1) // a gap, a nested pair
+		}
+	}
+	f.Add(siblings, int64(0), int64(1<<20), uint16(100))
+	f.Add(siblings, int64(300), int64(900), uint16(7))
+	f.Add([]byte{0, 0, 1, 1, 0, 2, 1}, int64(0), int64(100), uint16(10))
+	f.Fuzz(func(t *testing.T, shape []byte, t0, span int64, width uint16) {
+		if len(shape) > 8192 {
+			shape = shape[:8192]
+		}
+		b := model.NewBuilder()
+		th := b.Thread(1)
+		loc := b.AddStaticSrcLoc(1, model.SourceLocation{Line: 1})
+		tm := int64(0)
+		for _, c := range shape {
+			switch c % 4 {
+			case 0:
+				b.BeginZone(th, tm, loc)
+			case 1:
+				b.EndZone(th, tm)
+			case 2:
+				tm += int64(c) * 3
+			}
+			tm += int64(c%16) + 1
+		}
+		b.Observe(tm)
+		tr := b.Finish()
+		if span <= 0 || span > 1<<40 || t0 < -1<<40 || t0 > 1<<40 {
+			return
+		}
+		q := Query{T0: t0, T1: t0 + span, Width: int(width%4000) + 1}
+		checkAgainstNaive(t, tr, Build(tr).withMipmaps(), q)
+	})
+}
