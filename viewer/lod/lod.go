@@ -183,6 +183,9 @@ type levels struct {
 	end    []uint32
 	pos    []uint32  // zone indices
 	bounds [][]uint8 // by depth, by block of blockLen entries
+
+	// mip is the optional run summaries (mipmap.go); nil: none.
+	mip *mipmap
 }
 
 const (
@@ -297,7 +300,7 @@ func (ix *Index) Trace() *model.Trace { return ix.trace }
 func (ix *Index) Bytes() int64 {
 	var n int64
 	add := func(lv *levels) {
-		n += int64(cap(lv.off)+cap(lv.end)+cap(lv.pos)) * 4
+		n += int64(cap(lv.off)+cap(lv.end)+cap(lv.pos))*4 + lv.mip.bytes()
 		for _, b := range lv.bounds {
 			n += int64(cap(b))
 		}
@@ -593,6 +596,7 @@ func laneItems[S zoneSource](s S, lv *levels, q *Query, l *Lane, cursor *[]uint3
 	w := walker[S]{s: s, lv: lv, t0: q.T0, t1: q.T1, minNs: int64(math.Ceil(q.MinPx * q.nsPerPx())), l: l, cursor: cur}
 	w.minNs = max(w.minNs, 1)
 	w.minBits = uint(bits.Len64(uint64(w.minNs))) - 1 // 2^minBits <= minNs
+	w.mip = lv.mip.forWidth(w.minNs)
 	w.level(0, lv.lo(0), lv.hi(0))
 	// Items come out in depth-first order; the encoding wants them by
 	// depth, then start. Within one depth they are already in start order,
@@ -631,6 +635,9 @@ type walker[S zoneSource] struct {
 	minBits uint
 	l       *Lane
 	cursor  []uint32 // per depth: where the walk's last children ended
+
+	// mip is, by depth, the stored runs at the query's scale, if any.
+	mip []mipRuns
 }
 
 // level draws the zones at positions [lo, hi) of depth d, which are
@@ -673,6 +680,9 @@ func (w *walker[S]) level(d int, lo, hi uint32) {
 		// its zones.
 		last, runEnd := k, ze
 		for {
+			if w.mip != nil {
+				last, runEnd = w.mipJump(d, last, hi, runEnd)
+			}
 			if l2 := w.skipBlocks(d, last, hi); l2 != last {
 				last = l2
 				runEnd = max(runEnd, s.end(lv.at(last)))

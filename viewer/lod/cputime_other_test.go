@@ -1,0 +1,6 @@
+//go:build !linux
+
+package lod
+
+// threadCPU is not measured outside Linux.
+func threadCPU() int64 { return -1 }
