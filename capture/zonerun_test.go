@@ -36,31 +36,7 @@ func TestZoneRunMatchesProcess(t *testing.T) {
 		b = refs.AppendZoneEnd(b, int64(1008+i*10))
 		want++
 	}
-	run := func(slow bool) *worker {
-		w := newWorker(model.New(), newQueryQueue(0, true))
-		w.start(hello{welcome: protocol.Welcome{TimerMul: 1, InitEnd: 10, Flags: protocol.FlagCodeTransfer, ExecTime: 1}})
-		if slow {
-			var d protocol.ItemDecoder
-			d.Reset(b, 0)
-			for {
-				it, ok := d.Next()
-				if !ok {
-					break
-				}
-				w.events++
-				w.process(it)
-			}
-			if d.Err() != nil {
-				t.Fatal(d.Err())
-			}
-		} else if err := w.processFrame(b, 0); err != nil {
-			t.Fatal(err)
-		}
-		if w.fail != nil {
-			t.Fatal(w.fail)
-		}
-		return w
-	}
+	run := func(slow bool) *worker { return applyItems(t, b, slow, len(b)) }
 	fast, slow := run(false), run(true)
 	if fast.events != slow.events || fast.zones != slow.zones || fast.zones != uint64(want) {
 		t.Fatalf("events %d/%d zones %d/%d (want %d)", fast.events, slow.events, fast.zones, slow.zones, want)
@@ -128,51 +104,7 @@ func TestZoneFastPathsMatchProcessRandom(t *testing.T) {
 			zones++
 		}
 	}
-	run := func(slow bool) *worker {
-		w := newWorker(model.New(), newQueryQueue(0, true))
-		w.start(hello{welcome: protocol.Welcome{TimerMul: 1, InitEnd: 10, Flags: protocol.FlagCodeTransfer, ExecTime: 1}})
-		if slow {
-			var d protocol.ItemDecoder
-			d.Reset(b, 0)
-			for {
-				it, ok := d.Next()
-				if !ok {
-					break
-				}
-				w.events++
-				w.process(it)
-			}
-			if d.Err() != nil {
-				t.Fatal(d.Err())
-			}
-		} else {
-			// In transport-frame-sized pieces at item boundaries, as the
-			// reader hands them over.
-			var d protocol.ItemDecoder
-			d.Reset(b, 0)
-			from, at := 0, 0
-			for {
-				it, ok := d.Next()
-				if !ok {
-					break
-				}
-				at += len(it.Raw)
-				if at-from > 64<<10 {
-					if err := w.processFrame(b[from:at], 0); err != nil {
-						t.Fatal(err)
-					}
-					from = at
-				}
-			}
-			if err := w.processFrame(b[from:], 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if w.fail != nil {
-			t.Fatal(w.fail)
-		}
-		return w
-	}
+	run := func(slow bool) *worker { return applyItems(t, b, slow, 64<<10) }
 	fast, slow := run(false), run(true)
 	if fast.events != slow.events || fast.zones != slow.zones {
 		t.Fatalf("events %d/%d zones %d/%d", fast.events, slow.events, fast.zones, slow.zones)
@@ -196,4 +128,46 @@ func TestZoneFastPathsMatchProcessRandom(t *testing.T) {
 	if total != zones {
 		t.Fatalf("%d zones stored, %d sent", total, zones)
 	}
+}
+
+// applyItems runs the items in b through a fresh worker: item by item
+// through process (slow), or through processFrame in pieces of about
+// piece bytes cut at item boundaries, as the reader hands frames over.
+func applyItems(t *testing.T, b []byte, slow bool, piece int) *worker {
+	t.Helper()
+	w := newWorker(model.New(), newQueryQueue(0, true))
+	w.start(hello{welcome: protocol.Welcome{TimerMul: 1, InitEnd: 10, Flags: protocol.FlagCodeTransfer, ExecTime: 1}})
+	var d protocol.ItemDecoder
+	d.Reset(b, 0)
+	from, at := 0, 0
+	for {
+		it, ok := d.Next()
+		if !ok {
+			break
+		}
+		if slow {
+			w.events++
+			w.process(it)
+			continue
+		}
+		at += len(it.Raw)
+		if at-from >= piece {
+			if err := w.processFrame(b[from:at], 0); err != nil {
+				t.Fatal(err)
+			}
+			from = at
+		}
+	}
+	if d.Err() != nil {
+		t.Fatal(d.Err())
+	}
+	if !slow {
+		if err := w.processFrame(b[from:], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.fail != nil {
+		t.Fatal(w.fail)
+	}
+	return w
 }
