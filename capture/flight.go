@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -127,10 +128,10 @@ func (f *flight) afterFrame(w *worker) {
 		return
 	}
 	kept := len(fr) - first
-	if first < max(kept/4, 1) && first < 1<<16 {
+	if first < max(kept/16, 1) && first < 1<<16 {
 		return
 	}
-	f.trim(w, first)
+	f.trim(w, first, false)
 }
 
 // keeps tells whether an item spanning [start, end] (end < 0: open)
@@ -192,7 +193,9 @@ func heldItems(w *worker) int {
 }
 
 // trim drops everything before base frame first (but the slow frames).
-func (f *flight) trim(w *worker, first int) {
+// final is the trim before the trace is finished: it also compacts (see
+// trimZones).
+func (f *flight) trim(w *worker, first int, final bool) {
 	t := w.t
 	base := &t.FrameSets[0]
 	if first <= 0 || first >= len(base.Frames) {
@@ -245,9 +248,9 @@ func (f *flight) trim(w *worker, first int) {
 
 	// Zones, thread by thread, and the zone extras they use.
 	extras := []model.ZoneExtra{{}}
-	remapExtras := len(t.ZoneExtras) > 1 && !anyGPU(w)
+	remapExtras := final && len(t.ZoneExtras) > 1 && !anyGPU(w)
 	for _, td := range w.threads {
-		f.trimZones(td, cut, t, &extras, remapExtras)
+		f.trimZones(td, cut, t, &extras, final, remapExtras)
 	}
 	if remapExtras {
 		t.ZoneExtras = extras
@@ -362,68 +365,115 @@ func filterFrames(f *flight, cut int64, fs *model.FrameSet) []model.Frame {
 
 // trimZones keeps the top-level zones (with their subtrees) that reach the
 // window or a slow frame, and every zone from the first one still open.
-func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, remap bool) {
+//
+// The common case costs what leaves the window, not what stays: the
+// oldest top-level zones, up to the first one kept, are let go with
+// ZoneList.DropFront, which releases whole chunks and renumbers the rest
+// by moving the list's origin (no kept zone is moved or rewritten, so
+// chunks a snapshot shares stay untouched). Only when something must go
+// from between kept zones (zones older than the window between kept slow
+// frames, with KeepSlow) or compact is set (the final trim, which also
+// renumbers the zone extras and leaves a list with origin zero for every
+// reader) are the kept zones copied into a new list: O(window), once.
+func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, compact, remap bool) {
 	zs := &td.zones
-	n := zs.Len()
-	firstOpen := n
+	firstOpen := zs.Len()
 	if len(td.stack) > 0 {
 		firstOpen = int(td.stack[0])
 	}
+	b := 0
+	for b < firstOpen {
+		z := zs.At(b)
+		if f.keeps(cut, z.Start(), z.End()) {
+			break
+		}
+		next := zs.NextOf(z)
+		if next <= b || next > firstOpen {
+			next = firstOpen // cannot happen for a closed top-level zone
+		}
+		b = next
+	}
+	if b > 0 {
+		zs.DropFront(b)
+		for k := range td.stack {
+			td.stack[k] -= uint32(b)
+		}
+		firstOpen -= b
+	}
+	if !compact && (f.cfg.KeepSlow <= 0 || firstOpen == 0) {
+		return
+	}
+	f.compactZones(td, firstOpen, cut, t, extras, remap, compact)
+}
+
+// compactZones copies the zones to keep into a new list of the exact size:
+// the top-level zones before firstOpen that f keeps (only those starting
+// before cut can go), and every zone from firstOpen on.
+func (f *flight) compactZones(td *threadState, firstOpen int, cut int64, t *model.Trace, extras *[]model.ZoneExtra, remap, normalize bool) {
+	// remap also renumbers the zone extras; normalize (the final trim)
+	// always leaves a list with origin zero, for readers that index
+	// chunks.
+	zs := &td.zones
+	n := zs.Len()
 	// First pass: the runs of zones to keep, over the top-level zones only.
 	type run struct{ from, to, removed int }
 	var runs []run
 	removed, kept := 0, 0
-	for i := 0; i < firstOpen; {
+	keepRun := func(from, to int) {
+		if k := len(runs) - 1; k >= 0 && runs[k].to == from && runs[k].removed == removed {
+			runs[k].to = to
+		} else {
+			runs = append(runs, run{from, to, removed})
+		}
+		kept += to - from
+	}
+	i := 0
+	for i < firstOpen {
 		z := zs.At(i)
-		next := int(z.Next())
+		if z.Start() >= cut {
+			break // this zone and all later ones are in the window
+		}
+		next := zs.NextOf(z)
 		if next <= i || next > firstOpen {
 			next = firstOpen // cannot happen for a closed top-level zone
 		}
 		if f.keeps(cut, z.Start(), z.End()) {
-			if k := len(runs) - 1; k >= 0 && runs[k].to == i && runs[k].removed == removed {
-				runs[k].to = next
-			} else {
-				runs = append(runs, run{i, next, removed})
-			}
-			kept += next - i
+			keepRun(i, next)
 		} else {
 			removed += next - i
 		}
 		i = next
 	}
-	if removed == 0 && !remap {
+	if removed == 0 && !remap && !(normalize && zs.Shifted()) {
 		return
 	}
-	if firstOpen < n {
-		runs = append(runs, run{firstOpen, n, removed})
-		kept += n - firstOpen
+	if i < n {
+		keepRun(i, n)
 	}
-	// Second pass: copy the runs chunk by chunk into a list of the exact
-	// size, moving subtree ends down by what was removed before them.
-	// The runs go forward, so every old chunk before the one being read
-	// is done with: it is let go at once, and the new list's chunks can
-	// take its memory, which keeps a trim's peak near the old list's size
-	// instead of old plus new (at a full rate a 30 s window is gigabytes).
+	// Second pass: copy the runs into a list of the exact size, moving
+	// subtree ends down by what was removed before them. The runs go
+	// forward, so what was read is let go as it is passed (DropFront on
+	// the old list), and the new list's chunks can take its memory, which
+	// keeps the peak near the old list's size instead of old plus new.
 	// Live snapshots hold their own chunk tables (ZoneList.Share), so a
 	// chunk one of them shares stays theirs.
 	var nl model.ZoneList
 	nl.Grow(kept)
-	chunks := slices.Clone(zs.Chunks())
-	*zs = model.ZoneList{} // the table above holds the only references now
-	released := 0
+	old := *zs
+	*zs = model.ZoneList{}
+	gone := 0 // zones of old let go so far: old index = original - gone
 	for _, r := range runs {
-		sub := uint32(r.removed)
+		if d := r.from - gone; d > 0 {
+			old.DropFront(d)
+			gone += d
+		}
 		for i := r.from; i < r.to; {
-			ci := i / model.ZoneChunkLen
-			for ; released < ci; released++ {
-				chunks[released] = nil
-			}
-			ch := chunks[ci]
-			off := i % model.ZoneChunkLen
-			m := min(len(ch)-off, r.to-i)
-			for _, z := range ch[off : off+m] {
+			c := old.Run(i - gone)
+			c = c[:min(len(c), r.to-i)]
+			for k := range c {
+				z := c[k]
 				if z.End() >= 0 {
-					z.SetNext(z.Next() - sub)
+					nl.SetNextOf(&z, old.NextOf(&c[k])+gone-r.removed)
 				}
 				if remap {
 					if e := z.Extra(); e != 0 {
@@ -433,7 +483,9 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 				}
 				nl.Append(z)
 			}
-			i += m
+			i += len(c)
+			old.DropFront(len(c))
+			gone += len(c)
 		}
 	}
 	for k := range td.stack {
@@ -456,7 +508,7 @@ func sortMessagesOf(c *model.Trace, w *worker) {
 func (w *worker) flightSnapshot(reply chan<- *model.Trace) {
 	if w.flight != nil {
 		w.flight.noteSlow(w)
-		w.flight.trim(w, w.flight.cutIndex(w))
+		w.flight.trim(w, w.flight.cutIndex(w), false)
 	}
 	select {
 	case reply <- w.snapshot():
@@ -471,6 +523,17 @@ func (w *worker) flightFinish() {
 		return
 	}
 	w.flight.noteSlow(w)
-	w.flight.trim(w, w.flight.cutIndex(w))
+	w.flight.trim(w, w.flight.cutIndex(w), true)
+	// A list the last trims let go from the front (and the final one did
+	// not compact, having nothing to cut) is copied once to origin zero.
+	for _, td := range w.threads {
+		if td.zones.Shifted() {
+			firstOpen := td.zones.Len()
+			if len(td.stack) > 0 {
+				firstOpen = int(td.stack[0])
+			}
+			w.flight.compactZones(td, firstOpen, math.MinInt64, w.t, nil, false, true)
+		}
+	}
 	w.t.Metadata.FrameOffset += w.flight.dropped
 }
