@@ -169,6 +169,17 @@ func (f *flight) keepsAt(cut, t int64) bool { return f.keeps(cut, t, t) }
 // transport frame with the number of items the recorder holds.
 var flightHeld func(items int)
 
+// flightFootprint, when set (tests), is called after every trim with the
+// bytes the threads' zone chunks hold; while it is set, flightVisit counts
+// the zones the trims looked at to find what to drop, flightDropped the
+// zones they dropped and flightTrims the trims (the worker goroutine
+// writes them; read them after the capture returned).
+var (
+	flightFootprint            func(bytes int64)
+	flightVisit, flightDropped int64
+	flightTrims                int
+)
+
 // heldItems counts what the window holds: frames, zones, messages, plot
 // points, allocations, lock events.
 func heldItems(w *worker) int {
@@ -200,6 +211,16 @@ func (f *flight) trim(w *worker, first int, final bool) {
 	base := &t.FrameSets[0]
 	if first <= 0 || first >= len(base.Frames) {
 		return
+	}
+	if flightFootprint != nil {
+		flightTrims++
+		defer func() {
+			var n int64
+			for _, td := range w.threads {
+				n += td.zones.Footprint()
+			}
+			flightFootprint(n)
+		}()
 	}
 	cut := base.Frames[first].Start
 	f.lastCut = cut
@@ -384,6 +405,9 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 	b := 0
 	for b < firstOpen {
 		z := zs.At(b)
+		if flightFootprint != nil {
+			flightVisit++
+		}
 		if f.keeps(cut, z.Start(), z.End()) {
 			break
 		}
@@ -394,6 +418,9 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 		b = next
 	}
 	if b > 0 {
+		if flightFootprint != nil {
+			flightDropped += int64(b)
+		}
 		zs.DropFront(b)
 		for k := range td.stack {
 			td.stack[k] -= uint32(b)

@@ -3,6 +3,7 @@ package model
 import (
 	"iter"
 	"slices"
+	"unsafe"
 )
 
 // ZoneChunkLen is how many zones one chunk of a [ZoneList] holds (5.8 MB).
@@ -64,6 +65,22 @@ func (l *ZoneList) NextOf(z *Zone) int { return int(z.Next() - l.org) }
 // Shifted reports whether the list dropped zones from its front (its
 // origin or first chunk's offset is not zero).
 func (l *ZoneList) Shifted() bool { return l.off != 0 || l.org != 0 }
+
+// footprint is the number of zones the list's chunks hold memory for
+// (dropped ones of a partly dropped first chunk and unused room
+// included).
+func (l *ZoneList) footprint() int {
+	n := 0
+	for _, c := range l.chunks {
+		n += len(c)
+	}
+	return n
+}
+
+// Footprint is the memory the list's chunks hold, in bytes (zones dropped
+// from a partly dropped first chunk and unused room included): a flight
+// recorder's bound is on it.
+func (l *ZoneList) Footprint() int64 { return int64(l.footprint()) * int64(unsafe.Sizeof(Zone{})) }
 
 // Origin is what the stored Next of the list's zones is offset by (see
 // NextOf), for loops that compare stored values directly.
