@@ -52,7 +52,9 @@ type flight struct {
 	slow    []span // kept slow base frames, in time order
 	slowTo  int    // base frames up to this index were examined for slowness
 	lastCut int64  // where the last trim cut
-	dropped uint64 // base frames dropped so far (added to FrameOffset)
+	// zonesCut is where the last zones-only trim cut (see afterFrame).
+	zonesCut int64
+	dropped  uint64 // base frames dropped so far (added to FrameOffset)
 }
 
 type span struct{ start, end int64 }
@@ -113,10 +115,14 @@ func (f *flight) noteSlow(w *worker) {
 	}
 }
 
-// afterFrame trims when the droppable part has grown to a quarter of the
-// window: memory stays within 1.25 windows, and each trim copies the
-// window once (about four copies of every item over its life). A window
-// of a full-rate client is gigabytes, so the slack is what matters.
+// afterFrame trims. The zones, which are nearly all of a full-rate
+// window, go at every frame that moves the window's start, and cost what
+// they drop (trimZones: whole chunks let go, nothing kept is rewritten),
+// so they stay within the window plus a frame plus a chunk per thread.
+// The rest (frames, messages, plot points, allocations, lock events,
+// frame images; small beside the zones) is filtered, O(window of those
+// items), once the droppable frames reach a quarter of the window: at
+// most 1.25 windows of them, each copied about four times over its life.
 func (f *flight) afterFrame(w *worker) {
 	if flightHeld != nil {
 		defer func() { flightHeld(heldItems(w)) }()
@@ -128,10 +134,33 @@ func (f *flight) afterFrame(w *worker) {
 		return
 	}
 	kept := len(fr) - first
-	if first < max(kept/16, 1) && first < 1<<16 {
+	if first < max(kept/4, 1) && first < 1<<16 {
+		f.trimZonesOnly(w, fr[first].Start)
 		return
 	}
 	f.trim(w, first, false)
+}
+
+// trimZonesOnly drops the zones before cut that leave the window from the
+// front of every thread, O(dropped).
+func (f *flight) trimZonesOnly(w *worker, cut int64) {
+	if cut <= f.zonesCut {
+		return
+	}
+	f.zonesCut = cut
+	if flightFootprint != nil {
+		flightTrims++
+	}
+	for _, td := range w.threads {
+		f.trimZones(td, cut, w.t, nil, false, false, false)
+	}
+	if flightFootprint != nil {
+		var n int64
+		for _, td := range w.threads {
+			n += td.zones.Footprint()
+		}
+		flightFootprint(n)
+	}
 }
 
 // keeps tells whether an item spanning [start, end] (end < 0: open)
@@ -271,7 +300,7 @@ func (f *flight) trim(w *worker, first int, final bool) {
 	extras := []model.ZoneExtra{{}}
 	remapExtras := final && len(t.ZoneExtras) > 1 && !anyGPU(w)
 	for _, td := range w.threads {
-		f.trimZones(td, cut, t, &extras, final, remapExtras)
+		f.trimZones(td, cut, t, &extras, final, remapExtras, true)
 	}
 	if remapExtras {
 		t.ZoneExtras = extras
@@ -396,7 +425,9 @@ func filterFrames(f *flight, cut int64, fs *model.FrameSet) []model.Frame {
 // frames, with KeepSlow) or compact is set (the final trim, which also
 // renumbers the zone extras and leaves a list with origin zero for every
 // reader) are the kept zones copied into a new list: O(window), once.
-func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, compact, remap bool) {
+// middle says whether zones may go from between kept ones (KeepSlow):
+// that copies the window, so only the full trims do it.
+func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, compact, remap, middle bool) {
 	zs := &td.zones
 	firstOpen := zs.Len()
 	if len(td.stack) > 0 {
@@ -427,7 +458,7 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 		}
 		firstOpen -= b
 	}
-	if !compact && (f.cfg.KeepSlow <= 0 || firstOpen == 0) {
+	if !compact && (!middle || f.cfg.KeepSlow <= 0 || firstOpen == 0) {
 		return
 	}
 	f.compactZones(td, firstOpen, cut, t, extras, remap, compact)
