@@ -68,7 +68,7 @@ func ZoneFlameFrom(t *model.Trace, t0, t1 int64, th int, anc Ancestors) *Flame {
 			stack = stack[:len(stack)-1]
 		}
 		z := zl.At(i)
-		next := max(int(z.Next()), i+1)
+		next := max(zl.NextOf(z), i+1)
 		s, e := z.Start(), z.End()
 		if e < 0 {
 			e = last

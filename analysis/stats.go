@@ -159,8 +159,9 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 		// register so that the common case (no ancestor ends here) costs
 		// one compare. Chunks are walked directly: no iterator, no At.
 		top := math.MaxInt
-		for ck, chunk := range zones.Chunks() {
-			base := ck * model.ZoneChunkLen
+		base, prev := 0, 0 // the runs' running start (the first may be short)
+		for _, chunk := range zones.Chunks() {
+			base, prev = base+prev, len(chunk)
 			for j := range chunk {
 				z := &chunk[j]
 				zi := base + j
@@ -176,7 +177,7 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 				}
 				start, end := z.Start(), z.End()
 				span := end - start
-				next := int(z.Next())
+				next := zones.NextOf(z)
 				if end < 0 || span <= 0 {
 					st.Skipped++
 				} else {
@@ -205,7 +206,7 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 					for c := zi + 1; c < next && c < nz; {
 						cz := zones.At(c)
 						self -= max(0, cz.End()-cz.Start())
-						n := int(cz.Next())
+						n := zones.NextOf(cz)
 						if n <= c {
 							break // malformed tree; never loop
 						}
@@ -236,8 +237,9 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 func countsOnly(t *model.Trace, st *ZoneStats, slot *[65536]int32, slotOf func(model.SrcLocID) int32, keep bool) {
 	for ti := range t.Threads {
 		zones := &t.Threads[ti].Zones
-		for ck, chunk := range zones.Chunks() {
-			base := ck * model.ZoneChunkLen
+		base, prev := 0, 0 // the runs' running start (the first may be short)
+		for _, chunk := range zones.Chunks() {
+			base, prev = base+prev, len(chunk)
 			for j := range chunk {
 				z := &chunk[j]
 				start, end := z.Start(), z.End()
@@ -270,11 +272,11 @@ func countsOnly(t *model.Trace, st *ZoneStats, slot *[65536]int32, slotOf func(m
 // end -1, subtracts its start plus one), used for -e with -u and -t.
 func childTimeFast(zones *model.ZoneList, i int) int64 {
 	var t int64
-	next := int(zones.At(i).Next())
+	next := zones.NextOf(zones.At(i))
 	for c := i + 1; c < next && c < zones.Len(); {
 		cz := zones.At(c)
 		t += cz.End() - cz.Start()
-		n := int(cz.Next())
+		n := zones.NextOf(cz)
 		if n <= c {
 			break
 		}

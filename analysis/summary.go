@@ -174,8 +174,9 @@ func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
 		// One flat pass over the chunks: the counts, and the depth as
 		// model.Walk computes it (ends of the open ancestors on a stack).
 		ends = ends[:0]
-		for ck, chunk := range zones.Chunks() {
-			base := ck * model.ZoneChunkLen
+		base, prev := 0, 0 // the runs' running start (the first may be short)
+		for _, chunk := range zones.Chunks() {
+			base, prev = base+prev, len(chunk)
 			for j := range chunk {
 				z, zi := &chunk[j], base+j
 				for len(ends) > 0 && zi >= ends[len(ends)-1] {
@@ -188,7 +189,7 @@ func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
 				case e <= z.Start():
 					s.ZonesZeroLength++
 				}
-				if n := int(z.Next()); n > zi+1 {
+				if n := zones.NextOf(z); n > zi+1 {
 					ends = append(ends, n)
 				}
 			}

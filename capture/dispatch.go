@@ -55,6 +55,7 @@ const (
 func (w *worker) leafRun(td *threadState, frame []byte, pos int) int {
 	key := w.checkSrclocLast
 	sl := w.shrinkSourceLocation(key)
+	org := td.zones.Origin() // stored Next values are index+org (a flight recorder's list)
 	ref, last := w.refs.Thread, w.lastTime
 	base, mul := w.baseTime, w.timerMul
 	n := 0
@@ -72,7 +73,7 @@ func (w *worker) leafRun(td *threadState, frame []byte, pos int) int {
 			z.SetStart(start)
 			z.SetEnd(end)
 			z.SrcLoc = sl
-			z.SetNext(uint32(i0 + k + 1))
+			z.SetNext(uint32(i0+k+1) + org)
 			pos += leafZoneSize
 		}
 		td.zones.Extend(k)
@@ -119,7 +120,7 @@ func (w *worker) leafZone(td *threadState, b []byte) {
 	z.SetStart(start)
 	z.SetEnd(end)
 	z.SrcLoc = sl
-	z.SetNext(uint32(i + 1))
+	td.zones.SetNextOf(z, i+1)
 	if !td.hasLocal && end > start {
 		w.localThread(td.id)
 		td.hasLocal = true

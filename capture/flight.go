@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -51,7 +52,9 @@ type flight struct {
 	slow    []span // kept slow base frames, in time order
 	slowTo  int    // base frames up to this index were examined for slowness
 	lastCut int64  // where the last trim cut
-	dropped uint64 // base frames dropped so far (added to FrameOffset)
+	// zonesCut is where the last zones-only trim cut (see afterFrame).
+	zonesCut int64
+	dropped  uint64 // base frames dropped so far (added to FrameOffset)
 }
 
 type span struct{ start, end int64 }
@@ -112,10 +115,14 @@ func (f *flight) noteSlow(w *worker) {
 	}
 }
 
-// afterFrame trims when the droppable part has grown to a quarter of the
-// window: memory stays within 1.25 windows, and each trim copies the
-// window once (about four copies of every item over its life). A window
-// of a full-rate client is gigabytes, so the slack is what matters.
+// afterFrame trims. The zones, which are nearly all of a full-rate
+// window, go at every frame that moves the window's start, and cost what
+// they drop (trimZones: whole chunks let go, nothing kept is rewritten),
+// so they stay within the window plus a frame plus a chunk per thread.
+// The rest (frames, messages, plot points, allocations, lock events,
+// frame images; small beside the zones) is filtered, O(window of those
+// items), once the droppable frames reach a quarter of the window: at
+// most 1.25 windows of them, each copied about four times over its life.
 func (f *flight) afterFrame(w *worker) {
 	if flightHeld != nil {
 		defer func() { flightHeld(heldItems(w)) }()
@@ -128,9 +135,32 @@ func (f *flight) afterFrame(w *worker) {
 	}
 	kept := len(fr) - first
 	if first < max(kept/4, 1) && first < 1<<16 {
+		f.trimZonesOnly(w, fr[first].Start)
 		return
 	}
-	f.trim(w, first)
+	f.trim(w, first, false)
+}
+
+// trimZonesOnly drops the zones before cut that leave the window from the
+// front of every thread, O(dropped).
+func (f *flight) trimZonesOnly(w *worker, cut int64) {
+	if cut <= f.zonesCut {
+		return
+	}
+	f.zonesCut = cut
+	if flightFootprint != nil {
+		flightTrims++
+	}
+	for _, td := range w.threads {
+		f.trimZones(td, cut, w.t, nil, false, false, false)
+	}
+	if flightFootprint != nil {
+		var n int64
+		for _, td := range w.threads {
+			n += td.zones.Footprint()
+		}
+		flightFootprint(n)
+	}
 }
 
 // keeps tells whether an item spanning [start, end] (end < 0: open)
@@ -168,6 +198,17 @@ func (f *flight) keepsAt(cut, t int64) bool { return f.keeps(cut, t, t) }
 // transport frame with the number of items the recorder holds.
 var flightHeld func(items int)
 
+// flightFootprint, when set (tests), is called after every trim with the
+// bytes the threads' zone chunks hold; while it is set, flightVisit counts
+// the zones the trims looked at to find what to drop, flightDropped the
+// zones they dropped and flightTrims the trims (the worker goroutine
+// writes them; read them after the capture returned).
+var (
+	flightFootprint            func(bytes int64)
+	flightVisit, flightDropped int64
+	flightTrims                int
+)
+
 // heldItems counts what the window holds: frames, zones, messages, plot
 // points, allocations, lock events.
 func heldItems(w *worker) int {
@@ -192,11 +233,23 @@ func heldItems(w *worker) int {
 }
 
 // trim drops everything before base frame first (but the slow frames).
-func (f *flight) trim(w *worker, first int) {
+// final is the trim before the trace is finished: it also compacts (see
+// trimZones).
+func (f *flight) trim(w *worker, first int, final bool) {
 	t := w.t
 	base := &t.FrameSets[0]
 	if first <= 0 || first >= len(base.Frames) {
 		return
+	}
+	if flightFootprint != nil {
+		flightTrims++
+		defer func() {
+			var n int64
+			for _, td := range w.threads {
+				n += td.zones.Footprint()
+			}
+			flightFootprint(n)
+		}()
 	}
 	cut := base.Frames[first].Start
 	f.lastCut = cut
@@ -245,9 +298,9 @@ func (f *flight) trim(w *worker, first int) {
 
 	// Zones, thread by thread, and the zone extras they use.
 	extras := []model.ZoneExtra{{}}
-	remapExtras := len(t.ZoneExtras) > 1 && !anyGPU(w)
+	remapExtras := final && len(t.ZoneExtras) > 1 && !anyGPU(w)
 	for _, td := range w.threads {
-		f.trimZones(td, cut, t, &extras, remapExtras)
+		f.trimZones(td, cut, t, &extras, final, remapExtras, true)
 	}
 	if remapExtras {
 		t.ZoneExtras = extras
@@ -362,68 +415,123 @@ func filterFrames(f *flight, cut int64, fs *model.FrameSet) []model.Frame {
 
 // trimZones keeps the top-level zones (with their subtrees) that reach the
 // window or a slow frame, and every zone from the first one still open.
-func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, remap bool) {
+//
+// The common case costs what leaves the window, not what stays: the
+// oldest top-level zones, up to the first one kept, are let go with
+// ZoneList.DropFront, which releases whole chunks and renumbers the rest
+// by moving the list's origin (no kept zone is moved or rewritten, so
+// chunks a snapshot shares stay untouched). Only when something must go
+// from between kept zones (zones older than the window between kept slow
+// frames, with KeepSlow) or compact is set (the final trim, which also
+// renumbers the zone extras and leaves a list with origin zero for every
+// reader) are the kept zones copied into a new list: O(window), once.
+// middle says whether zones may go from between kept ones (KeepSlow):
+// that copies the window, so only the full trims do it.
+func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, compact, remap, middle bool) {
 	zs := &td.zones
-	n := zs.Len()
-	firstOpen := n
+	firstOpen := zs.Len()
 	if len(td.stack) > 0 {
 		firstOpen = int(td.stack[0])
 	}
+	b := 0
+	for b < firstOpen {
+		z := zs.At(b)
+		if flightFootprint != nil {
+			flightVisit++
+		}
+		if f.keeps(cut, z.Start(), z.End()) {
+			break
+		}
+		next := zs.NextOf(z)
+		if next <= b || next > firstOpen {
+			next = firstOpen // cannot happen for a closed top-level zone
+		}
+		b = next
+	}
+	if b > 0 {
+		if flightFootprint != nil {
+			flightDropped += int64(b)
+		}
+		zs.DropFront(b)
+		for k := range td.stack {
+			td.stack[k] -= uint32(b)
+		}
+		firstOpen -= b
+	}
+	if !compact && (!middle || f.cfg.KeepSlow <= 0 || firstOpen == 0) {
+		return
+	}
+	f.compactZones(td, firstOpen, cut, t, extras, remap, compact)
+}
+
+// compactZones copies the zones to keep into a new list of the exact size:
+// the top-level zones before firstOpen that f keeps (only those starting
+// before cut can go), and every zone from firstOpen on.
+func (f *flight) compactZones(td *threadState, firstOpen int, cut int64, t *model.Trace, extras *[]model.ZoneExtra, remap, normalize bool) {
+	// remap also renumbers the zone extras; normalize (the final trim)
+	// always leaves a list with origin zero, for readers that index
+	// chunks.
+	zs := &td.zones
+	n := zs.Len()
 	// First pass: the runs of zones to keep, over the top-level zones only.
 	type run struct{ from, to, removed int }
 	var runs []run
 	removed, kept := 0, 0
-	for i := 0; i < firstOpen; {
+	keepRun := func(from, to int) {
+		if k := len(runs) - 1; k >= 0 && runs[k].to == from && runs[k].removed == removed {
+			runs[k].to = to
+		} else {
+			runs = append(runs, run{from, to, removed})
+		}
+		kept += to - from
+	}
+	i := 0
+	for i < firstOpen {
 		z := zs.At(i)
-		next := int(z.Next())
+		if z.Start() >= cut {
+			break // this zone and all later ones are in the window
+		}
+		next := zs.NextOf(z)
 		if next <= i || next > firstOpen {
 			next = firstOpen // cannot happen for a closed top-level zone
 		}
 		if f.keeps(cut, z.Start(), z.End()) {
-			if k := len(runs) - 1; k >= 0 && runs[k].to == i && runs[k].removed == removed {
-				runs[k].to = next
-			} else {
-				runs = append(runs, run{i, next, removed})
-			}
-			kept += next - i
+			keepRun(i, next)
 		} else {
 			removed += next - i
 		}
 		i = next
 	}
-	if removed == 0 && !remap {
+	if removed == 0 && !remap && !(normalize && zs.Shifted()) {
 		return
 	}
-	if firstOpen < n {
-		runs = append(runs, run{firstOpen, n, removed})
-		kept += n - firstOpen
+	if i < n {
+		keepRun(i, n)
 	}
-	// Second pass: copy the runs chunk by chunk into a list of the exact
-	// size, moving subtree ends down by what was removed before them.
-	// The runs go forward, so every old chunk before the one being read
-	// is done with: it is let go at once, and the new list's chunks can
-	// take its memory, which keeps a trim's peak near the old list's size
-	// instead of old plus new (at a full rate a 30 s window is gigabytes).
+	// Second pass: copy the runs into a list of the exact size, moving
+	// subtree ends down by what was removed before them. The runs go
+	// forward, so what was read is let go as it is passed (DropFront on
+	// the old list), and the new list's chunks can take its memory, which
+	// keeps the peak near the old list's size instead of old plus new.
 	// Live snapshots hold their own chunk tables (ZoneList.Share), so a
 	// chunk one of them shares stays theirs.
 	var nl model.ZoneList
 	nl.Grow(kept)
-	chunks := slices.Clone(zs.Chunks())
-	*zs = model.ZoneList{} // the table above holds the only references now
-	released := 0
+	old := *zs
+	*zs = model.ZoneList{}
+	gone := 0 // zones of old let go so far: old index = original - gone
 	for _, r := range runs {
-		sub := uint32(r.removed)
+		if d := r.from - gone; d > 0 {
+			old.DropFront(d)
+			gone += d
+		}
 		for i := r.from; i < r.to; {
-			ci := i / model.ZoneChunkLen
-			for ; released < ci; released++ {
-				chunks[released] = nil
-			}
-			ch := chunks[ci]
-			off := i % model.ZoneChunkLen
-			m := min(len(ch)-off, r.to-i)
-			for _, z := range ch[off : off+m] {
+			c := old.Run(i - gone)
+			c = c[:min(len(c), r.to-i)]
+			for k := range c {
+				z := c[k]
 				if z.End() >= 0 {
-					z.SetNext(z.Next() - sub)
+					nl.SetNextOf(&z, old.NextOf(&c[k])+gone-r.removed)
 				}
 				if remap {
 					if e := z.Extra(); e != 0 {
@@ -433,7 +541,9 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 				}
 				nl.Append(z)
 			}
-			i += m
+			i += len(c)
+			old.DropFront(len(c))
+			gone += len(c)
 		}
 	}
 	for k := range td.stack {
@@ -456,7 +566,7 @@ func sortMessagesOf(c *model.Trace, w *worker) {
 func (w *worker) flightSnapshot(reply chan<- *model.Trace) {
 	if w.flight != nil {
 		w.flight.noteSlow(w)
-		w.flight.trim(w, w.flight.cutIndex(w))
+		w.flight.trim(w, w.flight.cutIndex(w), false)
 	}
 	select {
 	case reply <- w.snapshot():
@@ -471,6 +581,17 @@ func (w *worker) flightFinish() {
 		return
 	}
 	w.flight.noteSlow(w)
-	w.flight.trim(w, w.flight.cutIndex(w))
+	w.flight.trim(w, w.flight.cutIndex(w), true)
+	// A list the last trims let go from the front (and the final one did
+	// not compact, having nothing to cut) is copied once to origin zero.
+	for _, td := range w.threads {
+		if td.zones.Shifted() {
+			firstOpen := td.zones.Len()
+			if len(td.stack) > 0 {
+				firstOpen = int(td.stack[0])
+			}
+			w.flight.compactZones(td, firstOpen, math.MinInt64, w.t, nil, false, true)
+		}
+	}
 	w.t.Metadata.FrameOffset += w.flight.dropped
 }

@@ -158,14 +158,14 @@ func (w *worker) snapshot() *model.Trace {
 		}
 		private = private[:0]
 		for _, zi := range td.stack {
-			if c := int(zi) / model.ZoneChunkLen; !slices.Contains(private, c) {
+			if c := td.zones.ChunkOf(int(zi)); !slices.Contains(private, c) {
 				private = append(private, c)
 			}
 		}
 		zl := td.zones.Share(private...)
-		n := uint32(zl.Len())
+		n := zl.Len()
 		for _, zi := range td.stack {
-			zl.At(int(zi)).SetNext(n)
+			zl.SetNextOf(zl.At(int(zi)), n)
 		}
 		s.Threads[td.idx].Zones = zl
 	}

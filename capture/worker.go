@@ -318,7 +318,7 @@ func (w *worker) finish() {
 	t := w.t
 	for _, td := range w.threads {
 		for _, zi := range td.stack {
-			td.zones.At(int(zi)).SetNext(uint32(td.zones.Len()))
+			td.zones.SetNextOf(td.zones.At(int(zi)), td.zones.Len())
 		}
 	}
 	for _, td := range w.threads {

@@ -144,7 +144,7 @@ func (w *worker) zoneEnd(tick int64) {
 	z := td.zones.At(int(zi))
 	end := w.tscTime(tick)
 	z.SetEnd(end)
-	z.SetNext(uint32(td.zones.Len()))
+	td.zones.SetNextOf(z, td.zones.Len())
 	w.setLast(end)
 	if !td.hasLocal && end > z.Start() {
 		// Tracy assigns local thread indices when it first records zone

@@ -118,7 +118,7 @@ func Roots(zones *ZoneList) iter.Seq[int] {
 
 // Children yields the indices of the direct children of zone i.
 func Children(zones *ZoneList, i int) iter.Seq[int] {
-	return siblings(zones, i+1, int(zones.At(i).Next()))
+	return siblings(zones, i+1, zones.NextOf(zones.At(i)))
 }
 
 func siblings(zones *ZoneList, from, to int) iter.Seq[int] {
@@ -127,7 +127,7 @@ func siblings(zones *ZoneList, from, to int) iter.Seq[int] {
 			if !yield(j) {
 				return
 			}
-			n := int(zones.At(j).Next())
+			n := zones.NextOf(zones.At(j))
 			if n <= j { // malformed; never loop
 				return
 			}
@@ -178,7 +178,7 @@ func Walk(zones *ZoneList, fn func(i, depth int) bool) {
 		if !fn(i, len(stack)) {
 			return
 		}
-		if n := int(z.Next()); n > i+1 {
+		if n := zones.NextOf(z); n > i+1 {
 			stack = append(stack, n)
 		}
 	}

@@ -41,7 +41,10 @@ func (z *Zone) End() int64 { return get48(&z.end) }
 func (z *Zone) Extra() uint32 { return uint32(z.extra[0]) | uint32(z.extra[1])<<16 }
 
 // Next returns the index just past this zone's subtree in its thread's
-// Zones: the next sibling, or the parent's end.
+// Zones: the next sibling, or the parent's end. It is stored offset by
+// the list's origin, which is zero unless the list dropped zones from its
+// front (a flight recorder's window; see ZoneList.DropFront): code that
+// may see such a list reads it through ZoneList.NextOf.
 func (z *Zone) Next() uint32 { return uint32(z.next[0]) | uint32(z.next[1])<<16 }
 
 // SetStart sets the start time (truncated to 48 bits).
@@ -68,4 +71,4 @@ func MakeZone(start, end int64, srcloc SrcLocID, extra, next uint32) Zone {
 }
 
 // HasChildren reports whether zone i of zones has children.
-func HasChildren(zones *ZoneList, i int) bool { return int(zones.At(i).Next()) > i+1 }
+func HasChildren(zones *ZoneList, i int) bool { return zones.NextOf(zones.At(i)) > i+1 }

@@ -3,6 +3,7 @@ package model
 import (
 	"iter"
 	"slices"
+	"unsafe"
 )
 
 // ZoneChunkLen is how many zones one chunk of a [ZoneList] holds (5.8 MB).
@@ -38,11 +39,112 @@ type ZoneList struct {
 	// Every chunk but the last holds ZoneChunkLen zones. Chunks are sliced
 	// to their full capacity; the zones of last past used are room, and
 	// always zero.
+	//
+	// Indices: zone i is stored at position p = i+off of the chunks
+	// (chunks[p>>zoneChunkShift][p&(ZoneChunkLen-1)]). off is not zero
+	// only after DropFront let go of the oldest zones (a flight recorder's
+	// trim): it drops whole chunks from the table and moves off past the
+	// rest, so no kept zone is moved or rewritten.
 	chunks [][]Zone
 	last   []Zone // chunks[len(chunks)-1], nil when there is none
-	base   int    // index of last[0]
+	base   int    // position of last[0]
 	used   int    // zones stored in last
-	want   int    // total the caller reserved with Grow
+	want   int    // total (in indices) the caller reserved with Grow
+	off    int    // position of zone 0 (< ZoneChunkLen)
+	// org is what a zone's stored Next is offset by: Next is stored as
+	// index+org (mod 2^32), so DropFront, which renumbers every kept zone
+	// by the number dropped, changes org instead of the zones. NextOf and
+	// SetNextOf translate; org is zero for every list that never dropped.
+	org uint32
+}
+
+// NextOf returns the index just past the subtree of z, a zone of l (its
+// stored Next translated by the list's origin; see DropFront).
+func (l *ZoneList) NextOf(z *Zone) int { return int(z.Next() - l.org) }
+
+// Shifted reports whether the list dropped zones from its front (its
+// origin or first chunk's offset is not zero).
+func (l *ZoneList) Shifted() bool { return l.off != 0 || l.org != 0 }
+
+// footprint is the number of zones the list's chunks hold memory for
+// (dropped ones of a partly dropped first chunk and unused room
+// included).
+func (l *ZoneList) footprint() int {
+	n := 0
+	for _, c := range l.chunks {
+		n += len(c)
+	}
+	return n
+}
+
+// Footprint is the memory the list's chunks hold, in bytes (zones dropped
+// from a partly dropped first chunk and unused room included): a flight
+// recorder's bound is on it.
+func (l *ZoneList) Footprint() int64 { return int64(l.footprint()) * int64(unsafe.Sizeof(Zone{})) }
+
+// Origin is what the stored Next of the list's zones is offset by (see
+// NextOf), for loops that compare stored values directly.
+func (l *ZoneList) Origin() uint32 { return l.org }
+
+// SetNextOf sets the subtree end of z, a zone of l, to index i.
+func (l *ZoneList) SetNextOf(z *Zone, i int) { z.SetNext(uint32(i) + l.org) }
+
+// ChunkOf returns the number of the chunk (in Chunks' numbering of the
+// table Share takes private chunks in) that holds zone i.
+func (l *ZoneList) ChunkOf(i int) int { return (i + l.off) >> zoneChunkShift }
+
+// Run returns the zones from i to the end of the chunk that holds it,
+// aliasing the list, for loops that read consecutive zones without
+// index arithmetic per zone.
+func (l *ZoneList) Run(i int) []Zone {
+	if uint(i) >= uint(l.Len()) {
+		panic("model: zone index out of range")
+	}
+	p := i + l.off
+	k := p >> zoneChunkShift
+	c := l.chunks[k]
+	if k == len(l.chunks)-1 {
+		c = l.last[:l.used]
+	}
+	return c[p&(ZoneChunkLen-1):]
+}
+
+// DropFront lets go of the first n zones, which must be whole subtrees
+// (no zone kept may be inside the subtree of one dropped), so that the
+// rest stays a valid forest: zone n becomes zone 0. It costs one table
+// entry per chunk let go (chunks wholly before the new zone 0 are
+// released; the zones of a partly dropped chunk stay in memory until the
+// rest of it is dropped) and moves or writes no zone, so chunks a Share
+// copy holds are untouched: a flight recorder drops what leaves its
+// window at a cost in what leaves, not in what stays.
+func (l *ZoneList) DropFront(n int) {
+	if n <= 0 {
+		return
+	}
+	if n > l.Len() {
+		panic("model: ZoneList.DropFront past the end")
+	}
+	l.org += uint32(n)
+	l.want = max(l.want-n, 0)
+	if n == l.Len() {
+		for k := range l.chunks {
+			l.chunks[k] = nil
+		}
+		org, want := l.org, l.want
+		*l = ZoneList{org: org, want: want}
+		return
+	}
+	l.off += n
+	k := l.off >> zoneChunkShift
+	if k == 0 {
+		return
+	}
+	for j := range k {
+		l.chunks[j] = nil
+	}
+	l.chunks = l.chunks[k:]
+	l.off -= k << zoneChunkShift
+	l.base -= k << zoneChunkShift
 }
 
 // ZonesOf returns a list holding a copy of zs.
@@ -59,7 +161,7 @@ func ZonesOf(zs ...Zone) ZoneList {
 }
 
 // Len returns the number of zones.
-func (l *ZoneList) Len() int { return l.base + l.used }
+func (l *ZoneList) Len() int { return l.base + l.used - l.off }
 
 // At returns zone i, which must be in 0..Len-1. The pointer stays valid
 // while the list lives: appending never moves a zone of a full chunk, and
@@ -70,7 +172,8 @@ func (l *ZoneList) At(i int) *Zone {
 	if uint(i) >= uint(l.Len()) {
 		panic("model: zone index out of range")
 	}
-	return &l.chunks[i>>zoneChunkShift][i&(ZoneChunkLen-1)]
+	p := i + l.off
+	return &l.chunks[p>>zoneChunkShift][p&(ZoneChunkLen-1)]
 }
 
 // Append adds z at the end and returns its index.
@@ -90,7 +193,7 @@ func (l *ZoneList) AppendZero() (int, *Zone) {
 	}
 	j := l.used
 	l.used = j + 1
-	return l.base + j, &l.last[j]
+	return l.base + j - l.off, &l.last[j]
 }
 
 // Spare returns the unused room of the last chunk, at least one zone long
@@ -138,7 +241,7 @@ func (l *ZoneList) ensure() {
 		return
 	}
 	// Grow the partly filled last chunk, doubling up to a full chunk.
-	l.resizeLast(min(max(2*len(l.last), l.want-l.base), ZoneChunkLen))
+	l.resizeLast(min(max(2*len(l.last), l.want+l.off-l.base), ZoneChunkLen))
 }
 
 // resizeLast reallocates the last chunk to hold n >= used zones.
@@ -161,7 +264,7 @@ func (l *ZoneList) Grow(n int) {
 	if l.last == nil {
 		return // the first append allocates the reserved size
 	}
-	if need := min(l.want-l.base, ZoneChunkLen); need > len(l.last) {
+	if need := min(l.want+l.off-l.base, ZoneChunkLen); need > len(l.last) {
 		l.resizeLast(need)
 	}
 }
@@ -179,6 +282,9 @@ func (l *ZoneList) Trim() {
 		l.chunks[k] = nil
 		l.chunks = l.chunks[:k]
 		l.last, l.used = nil, 0
+		if k == 0 {
+			l.off = 0
+		}
 		if k > 0 {
 			l.last, l.used = l.chunks[k-1], ZoneChunkLen
 			l.base -= ZoneChunkLen
@@ -189,27 +295,29 @@ func (l *ZoneList) Trim() {
 // All yields every zone with its index, in order.
 func (l *ZoneList) All() iter.Seq2[int, *Zone] {
 	return func(yield func(int, *Zone) bool) {
-		for k, c := range l.Chunks() {
-			base := k << zoneChunkShift
+		base := 0
+		for _, c := range l.Chunks() {
 			for j := range c {
 				if !yield(base+j, &c[j]) {
 					return
 				}
 			}
+			base += len(c)
 		}
 	}
 }
 
-// Chunks returns the zones as consecutive runs, every run but the last
-// ZoneChunkLen long, so zone i is Chunks()[i/ZoneChunkLen][i%ZoneChunkLen].
-// Sequential passes over millions of zones loop over it directly. The
-// runs alias the list.
+// Chunks returns the zones as consecutive runs, every run but the first
+// and the last ZoneChunkLen long (the first is shorter after DropFront),
+// so code that indexes them keeps a running base. Sequential passes over
+// millions of zones loop over it directly. The runs alias the list.
 func (l *ZoneList) Chunks() [][]Zone {
-	if l.used == len(l.last) {
+	if l.used == len(l.last) && l.off == 0 {
 		return l.chunks
 	}
 	out := slices.Clone(l.chunks)
 	out[len(out)-1] = l.last[:l.used]
+	out[0] = out[0][l.off:]
 	return out
 }
 

@@ -7,7 +7,7 @@ import "slices"
 // with l: zones are appended past Len, into memory the shared list never
 // reads, and when the owner grows its partly filled last chunk it copies
 // it to a new array and never writes the old one again. The chunks
-// numbered in private (zone index / ZoneChunkLen) are copied: the owner
+// numbered in private (ChunkOf of a zone index) are copied: the owner
 // names the chunks of zones it will still change (a capture's open zones,
 // whose end is not known yet), so the reader never races with those
 // writes. The cost is one chunk header per chunk plus the copied chunks.
@@ -29,5 +29,5 @@ func (l *ZoneList) Share(private ...int) ZoneList {
 		}
 	}
 	last := chunks[k]
-	return ZoneList{chunks: chunks, last: last, base: l.base, used: len(last), want: n}
+	return ZoneList{chunks: chunks, last: last, base: l.base, used: len(last), want: n, off: l.off, org: l.org}
 }

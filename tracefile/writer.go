@@ -761,13 +761,13 @@ type wframe struct {
 }
 
 // childCount counts the direct children of the zone range [from, to).
-func childCount(zones *model.ZoneList, chunks [][]model.Zone, from, to int) uint64 {
+func childCount(zones *model.ZoneList, from, to int) uint64 {
 	var n uint64
 	for j := from; j < to; {
 		if j >= zones.Len() {
 			zones.At(j) // out of range: the same panic as before
 		}
-		nx := int(chunks[j/model.ZoneChunkLen][j%model.ZoneChunkLen].Next())
+		nx := zones.NextOf(zones.At(j))
 		if nx <= j || nx > to {
 			invalidf("zone %d has subtree end %d outside its parent (..%d)", j, nx, to)
 		}
@@ -781,14 +781,15 @@ func childCount(zones *model.ZoneList, chunks [][]model.Zone, from, to int) uint
 // first of which is one) straight from the thread's chunks, 26 bytes each,
 // exactly as the general loop writes a leaf, and returns the running time
 // reference. It stops at the frame's end or before a zone with children.
-func (p *payloadWriter) writeLeafRun(fr *wframe, chunks [][]model.Zone, ref int64) int64 {
+func (p *payloadWriter) writeLeafRun(fr *wframe, zs *model.ZoneList, ref int64) int64 {
 	e := p.e
 	nextra := uint32(len(p.t.ZoneExtras))
 	okLoc := model.EmptySrcLoc // valid in every trace
 	for fr.cur < fr.end {
 		j := fr.cur
-		c := chunks[j/model.ZoneChunkLen]
-		k := j % model.ZoneChunkLen
+		c := zs.Run(j)
+		k := 0
+		org := uint32(j) + zs.Origin() // the stored Next of a leaf at j is j+1+org
 		// Within this chunk and this frame, room for a flush's worth.
 		n := min(len(c)-k, fr.end-j, (encFlushAt+leafZoneBytes)/leafZoneBytes)
 		b := slices.Grow(e.buf, n*leafZoneBytes)
@@ -799,7 +800,7 @@ func (p *payloadWriter) writeLeafRun(fr *wframe, chunks [][]model.Zone, ref int6
 		// zone instead of five appends' length checks and updates.
 		for ; done < n; done++ {
 			z := &c[k+done]
-			if int(z.Next()) != j+done+1 {
+			if z.Next() != org+uint32(done)+1 {
 				break
 			}
 			// A run mostly repeats one source location: check each new one.
@@ -844,21 +845,22 @@ func (p *payloadWriter) writeThreads() {
 		zs := &t.Threads[i].Zones
 		n := zs.Len()
 		total += uint64(n)
-		top, nextTop := uint64(0), 0
-		for ck, chunk := range zs.Chunks() {
-			base := ck * model.ZoneChunkLen
+		org := zs.Origin() // stored Next values are index+org
+		top, nextTop, zi := uint64(0), 0, 0
+		for _, chunk := range zs.Chunks() {
 			for j := range chunk {
-				nx := int(chunk[j].Next())
-				if nx > base+j+1 {
+				nx := int(chunk[j].Next() - org)
+				if nx > zi+1 {
 					vecs++
 				}
-				if base+j == nextTop {
+				if zi == nextTop {
 					if nx <= nextTop || nx > n {
 						invalidf("zone %d has subtree end %d outside its parent (..%d)", nextTop, nx, n)
 					}
 					top++
 					nextTop = nx
 				}
+				zi++
 			}
 		}
 		tops[i] = top
@@ -878,7 +880,6 @@ func (p *payloadWriter) writeThreads() {
 		if p.v >= ver(0, 11, 1) {
 			e.i32(th.GroupHint)
 		}
-		chunks := zs.Chunks()
 		top := tops[i]
 		if top > math.MaxUint32 {
 			invalidf("thread %d has too many top-level zones", th.ID)
@@ -897,13 +898,13 @@ func (p *payloadWriter) writeThreads() {
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			if z := zs.At(fr.cur); int(z.Next()) == fr.cur+1 {
-				ref = p.writeLeafRun(fr, chunks, ref)
+			if z := zs.At(fr.cur); zs.NextOf(z) == fr.cur+1 {
+				ref = p.writeLeafRun(fr, zs, ref)
 				continue
 			}
 			j := fr.cur
 			z := zs.At(j)
-			nx := int(z.Next())
+			nx := zs.NextOf(z)
 			fr.cur = nx
 			p.checkSrcLoc(z.SrcLoc, "zone")
 			if z.Extra() >= nextra {
@@ -917,7 +918,7 @@ func (p *payloadWriter) writeThreads() {
 			ref = start
 			var cc uint64
 			if nx > j+1 {
-				cc = childCount(zs, chunks, j+1, nx)
+				cc = childCount(zs, j+1, nx)
 				if cc > math.MaxUint32 {
 					invalidf("zone with too many children")
 				}

@@ -53,11 +53,11 @@ func (s *Server) zoneStats() *statsCache {
 func selfTime(zones *model.ZoneList, i int) int64 {
 	z := zones.At(i)
 	self := z.End() - z.Start()
-	next := int(z.Next())
+	next := zones.NextOf(z)
 	for c := i + 1; c < next && c < zones.Len(); {
 		cz := zones.At(c)
 		self -= max(0, cz.End()-cz.Start())
-		n := int(cz.Next())
+		n := zones.NextOf(cz)
 		if n <= c {
 			break
 		}

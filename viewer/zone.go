@@ -110,7 +110,7 @@ func (s *Server) ancestors(th int, i uint32) []uint32 {
 			var chain []uint32
 			ok := true
 			for _, it := range items {
-				if it.Merged || it.Index >= i || i >= zl.At(int(it.Index)).Next() {
+				if it.Merged || it.Index >= i || i >= uint32(zl.NextOf(zl.At(int(it.Index)))) {
 					continue
 				}
 				if int(it.Depth) != len(chain) {
@@ -135,7 +135,7 @@ func walkAncestors(zl *model.ZoneList, i uint32) []uint32 {
 	for lo < hi {
 		j := lo
 		for j < hi {
-			n := zl.At(int(j)).Next()
+			n := uint32(zl.NextOf(zl.At(int(j))))
 			if n <= j || n > hi {
 				n = j + 1 // malformed tree: step, never loop
 			}
@@ -148,7 +148,7 @@ func walkAncestors(zl *model.ZoneList, i uint32) []uint32 {
 			break
 		}
 		chain = append(chain, j)
-		lo, hi = j+1, min(zl.At(int(j)).Next(), hi)
+		lo, hi = j+1, min(uint32(zl.NextOf(zl.At(int(j)))), hi)
 	}
 	return chain
 }
@@ -332,7 +332,7 @@ func (s *Server) apiZoneAt(w http.ResponseWriter, r *http.Request) error {
 				break
 			}
 			e, _ := s.zoneEnd(z)
-			n := z.Next()
+			n := uint32(zl.NextOf(z))
 			if n <= j || n > hi {
 				n = j + 1
 			}
@@ -348,7 +348,7 @@ func (s *Server) apiZoneAt(w http.ResponseWriter, r *http.Request) error {
 		if d == depth {
 			return writeJSON(w, s.zoneInfo(th, j, nch))
 		}
-		lo, hi = j+1, min(zl.At(int(j)).Next(), hi)
+		lo, hi = j+1, min(uint32(zl.NextOf(zl.At(int(j)))), hi)
 	}
 	return notFound("no zone of thread %d at depth %d covers %d ns", th, depth, at)
 }

@@ -133,7 +133,7 @@ func (m *Merger) Add(t *model.Trace, offset int64) error {
 				return err
 			}
 			in.AddZones(tracyimport.Zone{Tid: tid, Ts: ts, Loc: loc, Text: text})
-			ends = append(ends, int(z.Next()))
+			ends = append(ends, th.Zones.NextOf(z))
 			endAt = append(endAt, z.End())
 		}
 		if err := closeTo(th.Zones.Len()); err != nil {

@@ -236,7 +236,7 @@ func Export(w io.Writer, t *model.Trace, o Options) error {
 			} else {
 				end = -1 // nothing to end
 			}
-			ends = append(ends, int(z.Next()))
+			ends = append(ends, th.Zones.NextOf(z))
 			endAt = append(endAt, end)
 			if e.err != nil {
 				return e.err

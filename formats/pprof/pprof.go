@@ -104,7 +104,7 @@ func build(t *model.Trace, o Options) *profile.Profile {
 				ends, stack = ends[:len(ends)-1], stack[:len(stack)-1]
 			}
 			loc := location(z)
-			next := int(z.Next())
+			next := zones.NextOf(z)
 			if next > zi+1 {
 				ends = append(ends, next)
 				stack = append(stack, loc)
@@ -117,7 +117,7 @@ func build(t *model.Trace, o Options) *profile.Profile {
 			for c := zi + 1; c < next && c < n; {
 				cz := zones.At(c)
 				self -= max(0, cz.End()-cz.Start())
-				nc := int(cz.Next())
+				nc := zones.NextOf(cz)
 				if nc <= c {
 					break
 				}

@@ -81,6 +81,11 @@ func Extend(prev *Index, t *model.Trace) *Index {
 // continues reports whether zl plausibly extends old: at least as many
 // zones, and the first and last of old start where they did.
 func continues(old, zl *model.ZoneList) bool {
+	if old.Shifted() || zl.Shifted() {
+		// A flight recorder's list that dropped its front: indices moved,
+		// and the walk below assumes chunk-aligned ones. Build it afresh.
+		return false
+	}
 	n := old.Len()
 	if n == 0 {
 		return true
@@ -183,7 +188,7 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 				ze = max(last, zs)
 			}
 			acc[d].add(zs, ze)
-			if nx := z.Next(); nx > u+1 && len(stack) < math.MaxUint16 {
+			if nx := z.Next() - zl.Origin(); nx > u+1 && len(stack) < math.MaxUint16 {
 				nx = min(nx, top)
 				stack = append(stack, nx)
 				top = nx

@@ -339,7 +339,7 @@ type cpuSrc struct {
 
 func (s cpuSrc) len() int              { return s.z.Len() }
 func (s cpuSrc) start(i uint32) int64  { return s.z.At(int(i)).Start() }
-func (s cpuSrc) next(i uint32) uint32  { return s.z.At(int(i)).Next() }
+func (s cpuSrc) next(i uint32) uint32  { return uint32(s.z.NextOf(s.z.At(int(i)))) }
 func (s cpuSrc) srcloc(i uint32) int16 { return s.z.At(int(i)).SrcLoc }
 func (s cpuSrc) unended(i uint32) bool { return s.z.At(int(i)).End() < 0 }
 func (s cpuSrc) end(i uint32) int64 {
@@ -444,7 +444,7 @@ func buildCPULevels(zl *model.ZoneList, last int64) levels {
 			a.widest = max(a.widest, ze-zs)
 			a.prevE = ze
 			a.count++
-			if nx := z.Next(); nx > u+1 && len(stack) < math.MaxUint16 {
+			if nx := z.Next() - zl.Origin(); nx > u+1 && len(stack) < math.MaxUint16 {
 				nx = min(nx, top) // a child never outlives its parent's subtree
 				stack = append(stack, nx)
 				top = nx
