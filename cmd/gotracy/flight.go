@@ -120,7 +120,9 @@ func (h *snapshotHub) remove(key any) {
 }
 
 // saveAll asks every registered capture for a snapshot and saves each.
-func (h *snapshotHub) saveAll(ctx context.Context) {
+// ended closes when the command is done with its captures: a request no
+// capture took by then is dropped, and one a capture took is still saved.
+func (h *snapshotHub) saveAll(ctx context.Context, ended <-chan struct{}) {
 	h.mu.Lock()
 	tgs := make([]*snapTarget, 0, len(h.targets))
 	for _, tg := range h.targets {
@@ -133,12 +135,14 @@ func (h *snapshotHub) saveAll(ctx context.Context) {
 		case tg.req <- reply:
 		case <-time.After(5 * time.Second):
 			continue // that capture has ended or is stuck in a long frame
+		case <-ended:
+			return
 		case <-ctx.Done():
 			return
 		}
 		var t *model.Trace
 		select {
-		case t = <-reply:
+		case t = <-reply: // a capture answers every request it took, even as it ends
 		case <-time.After(time.Minute):
 			continue
 		}
@@ -159,17 +163,37 @@ func (h *snapshotHub) saveAll(ctx context.Context) {
 }
 
 // watchSignal saves snapshots on SIGUSR1 (where it exists) and, when
-// standard input is a terminal, on a line "s" typed there.
+// standard input is a terminal, on a line "s" typed there. The function it
+// returns stops the watching and waits for a snapshot being saved: one
+// asked for just before the capture ended is still written whole (a user
+// who asked for it expects it), and none is begun afterwards.
 func (h *snapshotHub) watchSignal(ctx context.Context) func() {
-	ctx, cancel := context.WithCancel(ctx)
+	watch, cancel := context.WithCancel(ctx)
+	ended := make(chan struct{})
+	var (
+		mu     sync.Mutex
+		done   bool
+		saving sync.WaitGroup
+	)
+	save := func() {
+		mu.Lock()
+		if done {
+			mu.Unlock()
+			return
+		}
+		saving.Add(1)
+		mu.Unlock()
+		defer saving.Done()
+		h.saveAll(ctx, ended)
+	}
 	ch, stop := notifySnapshotSignal()
 	go func() {
 		for {
 			select {
-			case <-ctx.Done():
+			case <-watch.Done():
 				return
 			case <-ch:
-				h.saveAll(ctx)
+				save()
 			}
 		}
 	}()
@@ -177,16 +201,27 @@ func (h *snapshotHub) watchSignal(ctx context.Context) func() {
 		go func() {
 			sc := bufio.NewScanner(os.Stdin)
 			for sc.Scan() {
-				if ctx.Err() != nil {
+				if watch.Err() != nil {
 					return
 				}
 				if strings.TrimSpace(sc.Text()) == "s" {
-					h.saveAll(ctx)
+					save()
 				}
 			}
 		}()
 	}
-	return func() { stop(); cancel() }
+	var once sync.Once // the commands call it on their way out and on defer
+	return func() {
+		once.Do(func() {
+			stop()
+			cancel()
+			mu.Lock()
+			done = true
+			mu.Unlock()
+			close(ended)
+		})
+		saving.Wait()
+	}
 }
 
 var _ = objstore.IsURL
