@@ -3,8 +3,6 @@ package lod
 import (
 	"math"
 	"math/bits"
-	"runtime"
-	"sync"
 
 	"github.com/gotracy/gotracy/model"
 )
@@ -40,42 +38,14 @@ func Extend(prev *Index, t *model.Trace) *Index {
 		return Build(t)
 	}
 	shared := prev.extended.CompareAndSwap(false, true) // ours to append into
-	ix := &Index{trace: t, cpu: make([]levels, len(t.Threads)), gpu: make([][]levels, len(t.GpuContexts)), last: t.Metadata.LastTime}
-	ix.colors = srcLocColors(t)
-	type job struct{ c, k int }
-	jobs := make(chan job)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(1, len(t.Threads))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if j.c >= 0 {
-					ix.gpu[j.c][j.k] = buildLevels(gpuSrc{t.GpuContexts[j.c].Timelines[j.k].Zones, ix.last})
-					continue
-				}
-				zl := &t.Threads[j.k].Zones
-				pt := prev.trace
-				if j.k < len(prev.cpu) && j.k < len(pt.Threads) && pt.Threads[j.k].ID == t.Threads[j.k].ID && continues(&pt.Threads[j.k].Zones, zl) {
-					ix.cpu[j.k] = extendCPULevels(&prev.cpu[j.k], zl, ix.last, shared)
-				} else {
-					ix.cpu[j.k] = buildCPULevels(zl, ix.last)
-				}
-			}
-		}()
-	}
-	for k := range t.Threads {
-		jobs <- job{-1, k}
-	}
-	for c := range t.GpuContexts {
-		ix.gpu[c] = make([]levels, len(t.GpuContexts[c].Timelines))
-		for k := range t.GpuContexts[c].Timelines {
-			jobs <- job{c, k}
+	pt := prev.trace
+	return index(t, func(ix *Index, k int) levels {
+		zl := &t.Threads[k].Zones
+		if k < len(prev.cpu) && k < len(pt.Threads) && pt.Threads[k].ID == t.Threads[k].ID && continues(&pt.Threads[k].Zones, zl) {
+			return extendCPULevels(&prev.cpu[k], zl, ix.last, shared)
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	return ix
+		return buildCPULevels(zl, ix.last)
+	})
 }
 
 // continues reports whether zl plausibly extends old: at least as many

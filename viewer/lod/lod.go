@@ -239,6 +239,13 @@ type Index struct {
 // Build indexes every thread's and GPU timeline's zones, one goroutine per
 // thread up to GOMAXPROCS. The trace must not change afterwards.
 func Build(t *model.Trace) *Index {
+	return index(t, func(ix *Index, k int) levels { return buildCPULevels(&t.Threads[k].Zones, ix.last) })
+}
+
+// index lays out an Index of t: GPU timelines built afresh, CPU thread k's
+// levels from cpu (a build, or Extend's append to an earlier index), one
+// goroutine per thread up to GOMAXPROCS.
+func index(t *model.Trace, cpu func(ix *Index, k int) levels) *Index {
 	ix := &Index{trace: t, cpu: make([]levels, len(t.Threads)), gpu: make([][]levels, len(t.GpuContexts)), last: t.Metadata.LastTime}
 	ix.colors = srcLocColors(t)
 	type job struct{ c, k int } // c < 0: CPU thread k
@@ -250,7 +257,7 @@ func Build(t *model.Trace) *Index {
 			defer wg.Done()
 			for j := range jobs {
 				if j.c < 0 {
-					ix.cpu[j.k] = buildCPULevels(&t.Threads[j.k].Zones, ix.last)
+					ix.cpu[j.k] = cpu(ix, j.k)
 				} else {
 					ix.gpu[j.c][j.k] = buildLevels(gpuSrc{t.GpuContexts[j.c].Timelines[j.k].Zones, ix.last})
 				}
