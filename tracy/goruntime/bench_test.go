@@ -20,16 +20,7 @@ import (
 // trace parsed and sent, CPU samples at 100 Hz, metrics every 100 ms). It
 // reports both overheads in percent of the time without.
 func benchOverhead(b *testing.B, work func(), reps int) {
-	// GORUNTIME_BENCH_NOCAPTURE=1 leaves the capture out (the client
-	// compresses into its backlog): the program's own share of the cost,
-	// as when the capture runs on another machine.
-	if os.Getenv("GORUNTIME_BENCH_NOCAPTURE") == "1" {
-		if err := tracy.Start(tracy.WithBacklogLimit(1 << 30)); err != nil {
-			b.Fatal(err)
-		}
-	} else if err := tracyfile.Start(filepath.Join(b.TempDir(), "bench.tracy")); err != nil {
-		b.Fatal(err)
-	}
+	startBenchSession(b)
 	defer tracy.Stop()
 	// Each round's CPU time is taken to the end of its flush (Stop), so
 	// the work goruntime causes after the round is counted in it.
@@ -75,3 +66,18 @@ func BenchmarkOverheadGoroutines(b *testing.B) { benchOverhead(b, goruntime.Goro
 // BenchmarkOverheadRing is the worst case: nothing but channel hand-offs,
 // where the execution tracer's own cost per event dominates.
 func BenchmarkOverheadRing(b *testing.B) { benchOverhead(b, goruntime.Ring, 5) }
+
+// startBenchSession starts the tracy session the overhead benchmarks run
+// under: captured in-process into a file, or with
+// GORUNTIME_BENCH_NOCAPTURE=1 without a capture (the client compresses
+// into its backlog): the program's own share of the cost, as when the
+// capture runs on another machine. The caller stops it.
+func startBenchSession(b *testing.B) {
+	if os.Getenv("GORUNTIME_BENCH_NOCAPTURE") == "1" {
+		if err := tracy.Start(tracy.WithBacklogLimit(1 << 30)); err != nil {
+			b.Fatal(err)
+		}
+	} else if err := tracyfile.Start(filepath.Join(b.TempDir(), "bench.tracy")); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -2,8 +2,6 @@ package goruntime_test
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"runtime/pprof"
 	rtrace "runtime/trace"
 	"slices"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/gotracy/gotracy/tracy"
 	"github.com/gotracy/gotracy/tracy/goruntime"
-	"github.com/gotracy/gotracy/tracy/tracyfile"
 )
 
 // benchStages decomposes goruntime's overhead on work, in rounds
@@ -25,13 +22,7 @@ import (
 // process's, to the end of its flush) above the program alone, in
 // percent, and its median round.
 func benchStages(b *testing.B, work func(), reps int) {
-	if os.Getenv("GORUNTIME_BENCH_NOCAPTURE") == "1" {
-		if err := tracy.Start(tracy.WithBacklogLimit(1 << 30)); err != nil {
-			b.Fatal(err)
-		}
-	} else if err := tracyfile.Start(filepath.Join(b.TempDir(), "bench.tracy")); err != nil {
-		b.Fatal(err)
-	}
+	startBenchSession(b)
 	defer tracy.Stop()
 	type stage struct {
 		name        string
