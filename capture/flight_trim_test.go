@@ -152,7 +152,9 @@ func TestFlightRecorderTrimCost(t *testing.T) {
 	flightVisit, flightDropped, flightTrims = 0, 0, 0
 	flightFootprint = func(b int64) { maxFoot = max(maxFoot, b) }
 	defer func() { flightFootprint = nil }()
+	allocated := model.ZoneChunkBytesAllocated()
 	res, err := Replay(context.Background(), pr, WithLocalSources(false), WithFlightRecorder(FlightRecorder{KeepFrames: window}))
+	allocated = model.ZoneChunkBytesAllocated() - allocated
 	flightFootprint = nil
 	if err != nil {
 		t.Fatal(err)
@@ -173,8 +175,15 @@ func TestFlightRecorderTrimCost(t *testing.T) {
 	if maxFoot > bound || maxFoot == 0 {
 		t.Errorf("the zone chunks held up to %d bytes, want 1..%d (window + slack + two chunks)", maxFoot, bound)
 	}
-	t.Logf("%d trims dropped %d zones visiting %d; zone chunks held at most %.1f MB (window %.1f MB)",
-		trims, flightDropped, flightVisit, float64(maxFoot)/(1<<20), float64(window*heavyPer*zoneBytes)/(1<<20))
+	// Chunks the trims let go are reused for new zones (no snapshot holds
+	// them), so the whole stream allocates the window's chunks, the
+	// final trim's exact copy of the window and a few chunks, not the
+	// stream (8M zones, 176 MB).
+	if abound := 2*int64(window+2)*heavyPer*zoneBytes + 6*model.ZoneChunkLen*zoneBytes; allocated > abound {
+		t.Errorf("the stream allocated %d MB of zone chunks, want at most %d MB (two windows + six chunks)", allocated>>20, abound>>20)
+	}
+	t.Logf("%d trims dropped %d zones visiting %d; zone chunks held at most %.1f MB (window %.1f MB), %.1f MB allocated",
+		trims, flightDropped, flightVisit, float64(maxFoot)/(1<<20), float64(window*heavyPer*zoneBytes)/(1<<20), float64(allocated)/(1<<20))
 	// KeepFrames counts marks: the window is the last 300 marks, of which
 	// the last one opens an empty frame.
 	checkHeavyWindow(t, res.Trace, frames+1-window, frames)

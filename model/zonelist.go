@@ -3,6 +3,7 @@ package model
 import (
 	"iter"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -56,7 +57,62 @@ type ZoneList struct {
 	// by the number dropped, changes org instead of the zones. NextOf and
 	// SetNextOf translate; org is zero for every list that never dropped.
 	org uint32
+	// Chunk recycling (a flight recorder's steady state): first is the
+	// life-long number of chunks[0] (chunks dropped from the front so
+	// far), shared one past the life-long number of the last chunk a
+	// Share copy was given (every chunk numbered below it may still be
+	// read by a copy), and free the full-size chunks DropFront let go
+	// that no copy ever saw, which ensure reuses (cleared) instead of
+	// allocating: a list whose front is dropped as fast as it grows then
+	// allocates nothing once its window is full, so the heap holds the
+	// window, not the window plus the garbage of the chunks dropped since
+	// the last collection.
+	first, shared int
+	free          [][]Zone
 }
+
+// maxFreeChunks bounds the chunks a list keeps for reuse (4 × 5.8 MB):
+// a trim drops about as much as arrived since the last one, a chunk or
+// two at full rate.
+const maxFreeChunks = 4
+
+// chunkAllocs counts the bytes of every chunk the lists of this process
+// allocated (ZoneChunkBytesAllocated).
+var chunkAllocs atomic.Int64
+
+// ZoneChunkBytesAllocated returns the bytes of zone chunks every list of
+// this process allocated so far (reused ones not counted again): a flight
+// recorder's tests bound what a long stream allocates by it.
+func ZoneChunkBytesAllocated() int64 { return chunkAllocs.Load() }
+
+// newChunk returns a zeroed chunk of n zones: a recycled one when n is a
+// full chunk and the list has one, else a new one.
+func (l *ZoneList) newChunk(n int) []Zone {
+	if n == ZoneChunkLen {
+		if k := len(l.free) - 1; k >= 0 {
+			c := l.free[k]
+			l.free[k] = nil
+			l.free = l.free[:k]
+			clear(c)
+			return c
+		}
+	}
+	c := make([]Zone, n)
+	chunkAllocs.Add(int64(n) * int64(unsafe.Sizeof(Zone{})))
+	adviseHugePages(c)
+	return c
+}
+
+// release lets go of chunk c, the list's chunk numbered abs over its
+// life: kept for reuse when it is full-size and no Share copy can hold it.
+func (l *ZoneList) release(c []Zone, abs int) {
+	if abs >= l.shared && len(c) == ZoneChunkLen && cap(c) == ZoneChunkLen && len(l.free) < maxFreeChunks {
+		l.free = append(l.free, c)
+	}
+}
+
+// FreeChunks reports how many dropped chunks the list keeps for reuse.
+func (l *ZoneList) FreeChunks() int { return len(l.free) }
 
 // NextOf returns the index just past the subtree of z, a zone of l (its
 // stored Next translated by the list's origin; see DropFront).
@@ -127,11 +183,12 @@ func (l *ZoneList) DropFront(n int) {
 	l.org += uint32(n)
 	l.want = max(l.want-n, 0)
 	if n == l.Len() {
-		for k := range l.chunks {
+		for k, c := range l.chunks {
+			l.release(c, l.first+k)
 			l.chunks[k] = nil
 		}
-		org, want := l.org, l.want
-		*l = ZoneList{org: org, want: want}
+		org, want, first, shared, free := l.org, l.want, l.first+len(l.chunks), l.shared, l.free
+		*l = ZoneList{org: org, want: want, first: first, shared: shared, free: free}
 		return
 	}
 	l.off += n
@@ -140,8 +197,10 @@ func (l *ZoneList) DropFront(n int) {
 		return
 	}
 	for j := range k {
+		l.release(l.chunks[j], l.first+j)
 		l.chunks[j] = nil
 	}
+	l.first += k
 	l.chunks = l.chunks[k:]
 	l.off -= k << zoneChunkShift
 	l.base -= k << zoneChunkShift
@@ -233,8 +292,7 @@ func (l *ZoneList) ensure() {
 		} else if l.last == nil {
 			n = 64
 		}
-		c := make([]Zone, n)
-		adviseHugePages(c)
+		c := l.newChunk(n)
 		l.chunks = append(l.chunks, c)
 		l.base = (len(l.chunks) - 1) << zoneChunkShift
 		l.last, l.used = c, 0
@@ -246,8 +304,7 @@ func (l *ZoneList) ensure() {
 
 // resizeLast reallocates the last chunk to hold n >= used zones.
 func (l *ZoneList) resizeLast(n int) {
-	nc := make([]Zone, n)
-	adviseHugePages(nc)
+	nc := l.newChunk(n)
 	copy(nc, l.last[:l.used])
 	l.chunks[len(l.chunks)-1] = nc
 	l.last = nc

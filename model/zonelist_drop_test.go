@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // dropRef is the reference a DropFront test checks a list against: per
@@ -170,4 +171,64 @@ func TestZoneListOriginWraps(t *testing.T) {
 	if !HasChildren(&l, 0) || HasChildren(&l, 1) {
 		t.Fatal("HasChildren wrong across the origin's wrap")
 	}
+}
+
+// TestZoneListRecyclesDroppedChunks: a list whose front is dropped as fast
+// as it grows (a flight recorder's window) reuses the chunks it let go, so
+// over a stream forty windows long it allocates about one window of chunks
+// plus a constant, not the stream; chunks a Share copy was given are never
+// reused (the copies read the same zones at the end), and the list stays
+// exact.
+func TestZoneListRecyclesDroppedChunks(t *testing.T) {
+	allocated := ZoneChunkBytesAllocated()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var l ZoneList
+	var ref dropRef
+	var next int64 = 1
+	type shared struct {
+		l   ZoneList
+		img []byte
+	}
+	var shares []shared
+	const window = 2*ZoneChunkLen + ZoneChunkLen/3
+	appended := 0
+	for round := 0; appended < 40*window; round++ {
+		for l.Len() < window {
+			appendTree(&l, &ref, &next, rng.IntN(8))
+		}
+		appended += l.Len() - window/2
+		// Drop whole trees down to about half a window.
+		d := 0
+		for l.Len()-d > window/2 {
+			d += ref.size[d]
+		}
+		l.DropFront(d)
+		ref.start, ref.size, ref.root = ref.start[d:], ref.size[d:], ref.root[d:]
+		if round%9 == 0 {
+			checkDropRef(t, &l, &ref)
+		}
+		if round%25 == 3 {
+			s := l.Share()
+			shares = append(shares, shared{s, encodeList(&s)})
+		}
+	}
+	checkDropRef(t, &l, &ref)
+	for k, s := range shares {
+		if !bytes.Equal(encodeList(&s.l), s.img) {
+			t.Fatalf("share %d changed: a chunk it holds was reused", k)
+		}
+	}
+	allocated = ZoneChunkBytesAllocated() - allocated
+	zb := int64(unsafe.Sizeof(Zone{}))
+	// One window, the chunk partly dropped at each end, and per share the
+	// chunks it pins (up to a window's, which then cannot be reused).
+	bound := (int64(window) + 2*ZoneChunkLen + int64(len(shares))*(window+2*ZoneChunkLen)) * zb
+	if allocated > bound {
+		t.Fatalf("allocated %d MB of chunks over a stream of %d MB (window %d MB): bound %d MB",
+			allocated>>20, int64(appended)*zb>>20, int64(window)*zb>>20, bound>>20)
+	}
+	if l.FreeChunks() > maxFreeChunks {
+		t.Fatalf("%d chunks kept for reuse", l.FreeChunks())
+	}
+	t.Logf("allocated %d MB of chunks over a stream of %d MB, window %d MB, %d shares", allocated>>20, int64(appended)*zb>>20, int64(window)*zb>>20, len(shares))
 }

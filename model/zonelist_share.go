@@ -18,6 +18,8 @@ func (l *ZoneList) Share(private ...int) ZoneList {
 	}
 	chunks := slices.Clone(l.chunks)
 	k := len(chunks) - 1
+	// Every chunk the copy holds is never reused by l (see DropFront).
+	l.shared = max(l.shared, l.first+len(l.chunks))
 	if slices.Contains(private, k) {
 		chunks[k] = slices.Clone(l.last[:l.used])
 	} else {
