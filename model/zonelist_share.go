@@ -33,3 +33,21 @@ func (l *ZoneList) Share(private ...int) ZoneList {
 	last := chunks[k]
 	return ZoneList{chunks: chunks, last: last, base: l.base, used: len(last), want: n, off: l.off, org: l.org}
 }
+
+// Release lets go of the chunks numbered below k (ChunkOf's numbering),
+// for a reader that is done with the zones they hold: a writer saving a
+// snapshot once frees each chunk as it has written it, so a chunk the
+// capture has meanwhile dropped from its window is garbage at once
+// instead of when the whole snapshot is saved. Only a list whose chunk
+// table is its own may release (a Share copy: the owner's table is
+// another); the released zones can no longer be read (At panics), Len is
+// unchanged.
+func (l *ZoneList) Release(k int) {
+	k = min(k, len(l.chunks))
+	for j := range k {
+		l.chunks[j] = nil
+	}
+	if k == len(l.chunks) {
+		l.last = nil
+	}
+}

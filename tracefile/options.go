@@ -49,6 +49,7 @@ type options struct {
 	lz4      bool
 	zstd     int // level; 0 = default
 	streams  int
+	release  bool
 	// version is the payload version to write; 0 = Version. Only tests
 	// set it, to produce the older layouts the reader accepts (0.9.0 and later).
 	version uint32
@@ -63,6 +64,14 @@ func newOptions(opts []Option) *options {
 	}
 	return o
 }
+
+// WithReleaseZones lets the writer release each thread's zone chunks
+// (model.ZoneList.Release) as soon as it has written them, so a trace
+// written once (a flight recorder's snapshot, whose lists are Share
+// copies the capture does not hold) stops holding its window chunk by
+// chunk while it is saved. The trace's zones cannot be read afterwards
+// (their counts can).
+func WithReleaseZones() Option { return func(o *options) { o.release = true } }
 
 // WithProgress calls fn periodically (about every 4 MiB of payload) during a
 // load or save, and once at the end. fn runs on the reading or writing

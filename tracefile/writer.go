@@ -126,7 +126,7 @@ func WritePayload(w io.Writer, t *model.Trace, opts ...Option) (err error) {
 			err = ie.err
 		}
 	}()
-	pw := &payloadWriter{e: e, t: t, v: o.version}
+	pw := &payloadWriter{e: e, t: t, v: o.version, release: o.release}
 	if pw.v == 0 {
 		pw.v = Version
 	}
@@ -152,6 +152,8 @@ type payloadWriter struct {
 	e *encoder
 	t *model.Trace
 	v uint32 // payload version to write (older ones only in tests)
+	// release: let go of each zone chunk once written (WithReleaseZones).
+	release bool
 }
 
 func (p *payloadWriter) checkStr(id model.StrID, what string) {
@@ -758,6 +760,7 @@ func (p *payloadWriter) countHints() {
 type wframe struct {
 	idx      int // zone index, -1 = top level
 	cur, end int
+	zend     int64 // the zone's end time (read at the push: its chunk may be released by the pop)
 }
 
 // childCount counts the direct children of the zone range [from, to).
@@ -887,16 +890,23 @@ func (p *payloadWriter) writeThreads() {
 		e.u32(uint32(top))
 		var ref int64
 		stack = append(stack[:0], wframe{idx: -1, cur: 0, end: zs.Len()})
+		released := 0 // chunks let go (release): every zone before fr.cur is written
 		for len(stack) > 0 {
 			fr := &stack[len(stack)-1]
 			if fr.cur >= fr.end {
 				if fr.idx >= 0 {
-					end := zs.At(fr.idx).End()
+					end := fr.zend
 					e.i64(end - ref)
 					ref = end
 				}
 				stack = stack[:len(stack)-1]
 				continue
+			}
+			if p.release {
+				if k := zs.ChunkOf(fr.cur); k > released {
+					zs.Release(k)
+					released = k
+				}
 			}
 			if z := zs.At(fr.cur); zs.NextOf(z) == fr.cur+1 {
 				ref = p.writeLeafRun(fr, zs, ref)
@@ -929,10 +939,13 @@ func (p *payloadWriter) writeThreads() {
 				b = binary.LittleEndian.AppendUint64(b, uint64(end-ref))
 				ref = end
 			} else {
-				stack = append(stack, wframe{idx: j, cur: j + 1, end: nx})
+				stack = append(stack, wframe{idx: j, cur: j + 1, end: nx, zend: z.End()})
 			}
 			e.buf = b
 			e.maybeFlush()
+		}
+		if p.release {
+			zs.Release(math.MaxInt)
 		}
 		e.u64(uint64(len(th.Messages)))
 		for _, mi := range th.Messages {

@@ -16,6 +16,7 @@ import (
 	"github.com/gotracy/gotracy/capture"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/objstore"
+	"github.com/gotracy/gotracy/tracefile"
 )
 
 // flightFlags are the flight-recorder flags of capture and daemon.
@@ -147,7 +148,10 @@ func (h *snapshotHub) saveAll(ctx context.Context, ended <-chan struct{}) {
 			continue
 		}
 		path := filepath.Join(tg.dir, tg.name())
-		if err := saveTrace(ctx, path, false, t); err != nil {
+		// The snapshot is written once: its zone chunks are let go as they
+		// are written, so the ones the capture has dropped since are freed
+		// then, not after the whole window is saved.
+		if err := saveTrace(ctx, path, false, t, tracefile.WithReleaseZones()); err != nil {
 			fmt.Fprintf(tg.e.stderr, "gotracy: snapshot: %s\n", describeError(err))
 			continue
 		}
