@@ -1,6 +1,7 @@
 package tracefile
 
 import (
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -25,4 +26,30 @@ func BenchmarkSaveHeavy10m(b *testing.B) {
 		}
 	}
 	b.SetBytes(rep.PayloadBytes)
+}
+
+// BenchmarkWriteHeavy10mCodec writes the loaded heavy10m trace (10M tiny
+// zones, a flight recorder's kind of window) to a discarding writer with
+// the default Zstd level 3 and with LZ4, both in 4 streams: what a
+// snapshot's codec costs while the capture goes on.
+func BenchmarkWriteHeavy10mCodec(b *testing.B) {
+	t, err := ReadFile(fixtures.Path(b, "heavy10m.tracy"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opt  Option
+	}{{"zstd3", nil}, {"lz4", WithLZ4()}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var rep Report
+			for b.Loop() {
+				if err := Write(io.Discard, t, c.opt, WithReport(&rep)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(rep.PayloadBytes)
+		})
+	}
 }
