@@ -210,7 +210,8 @@ var (
 )
 
 // heldItems counts what the window holds: frames, zones, messages, plot
-// points, allocations, lock events.
+// points, allocations, lock events, samples, context switches, CPU spans,
+// GPU zones and hardware samples.
 func heldItems(w *worker) int {
 	t := w.t
 	n := len(t.Messages) + len(t.FrameImages)
@@ -228,6 +229,25 @@ func heldItems(w *worker) int {
 	}
 	for i := range t.Locks {
 		n += len(t.Locks[i].Events)
+	}
+	for i := range t.Threads {
+		n += len(t.Threads[i].Samples) + len(t.Threads[i].CtxSwitchSamples)
+	}
+	for i := range t.CtxSwitches {
+		n += len(t.CtxSwitches[i].Events)
+	}
+	for c := range t.CPUData {
+		n += len(t.CPUData[c])
+	}
+	for i := range t.GpuContexts {
+		for _, tl := range t.GpuContexts[i].Timelines {
+			n += len(tl.Zones)
+		}
+	}
+	for i := range t.HwSamples {
+		for _, ts := range t.HwSamples[i].Times {
+			n += len(ts)
+		}
 	}
 	return n
 }
@@ -385,6 +405,206 @@ func (f *flight) trim(w *worker, first int, final bool) {
 		}
 		if idle >= 0 {
 			l.Events = slices.Clone(l.Events[idle+1:])
+		}
+	}
+
+	f.trimSystem(w, cut)
+	f.trimGpu(w, cut)
+}
+
+// trimSystem drops the system-tracing items before the window (or a kept
+// slow frame), copying the rest as the messages are: each thread's
+// context switches that ended before cut (its last two stay: the next
+// switch ends the last one, and compares the CPU and the wake-up with
+// them), each CPU's spans that ended before cut (its last stays, for the
+// same reason), the sampled call stacks and context-switch samples before
+// cut (a thread's count of kernel samples goes down with them; a sample
+// of unknown time, 0, counts as before every window) and the hardware
+// samples' times before cut. The per-thread running totals
+// (CPUThreadData) stay the whole capture's.
+func (f *flight) trimSystem(w *worker, cut int64) {
+	t := w.t
+	for i := range t.CtxSwitches {
+		evs := t.CtxSwitches[i].Events
+		n := len(evs)
+		k := 0
+		for k < n-2 && evs[k].End >= 0 && !f.keeps(cut, min(evs[k].Wakeup, evs[k].Start), evs[k].End) {
+			k++
+		}
+		if k == 0 && !f.anySlow() {
+			continue
+		}
+		out := make([]model.CtxSwitch, 0, n-k)
+		for j := k; j < n; j++ {
+			ev := evs[j]
+			if j >= n-2 || ev.End < 0 || f.keeps(cut, min(ev.Wakeup, ev.Start), ev.End) {
+				out = append(out, ev)
+			}
+		}
+		if len(out) < n {
+			t.CtxSwitches[i].Events = out
+		}
+	}
+	for c := range t.CPUData {
+		cs := t.CPUData[c]
+		n := len(cs)
+		if n < 2 {
+			continue
+		}
+		out := make([]model.CPUEntry, 0, n)
+		for j, e := range cs {
+			if j == n-1 || e.End < 0 || f.keeps(cut, e.Start, e.End) {
+				out = append(out, e)
+			}
+		}
+		if len(out) < n {
+			t.CPUData[c] = slices.Clip(out)
+		}
+	}
+	for i := range t.Threads {
+		th := &t.Threads[i]
+		th.Samples = f.keepSamples(th.Samples, cut, func(s model.Sample) {
+			if frames := t.CallStack(s.CallStack); len(frames) > 0 && canonicalFrame(frames[0])>>63 != 0 && th.KernelSampleCnt > 0 {
+				th.KernelSampleCnt--
+			}
+		})
+		th.CtxSwitchSamples = f.keepSamples(th.CtxSwitchSamples, cut, nil)
+	}
+	for i := range t.HwSamples {
+		hs := &t.HwSamples[i]
+		for k := range hs.Times {
+			ts := hs.Times[k]
+			j := 0
+			for j < len(ts) && ts[j] != 0 && !f.keepsAt(cut, ts[j]) {
+				j++
+			}
+			if j == 0 && !f.anySlow() {
+				continue
+			}
+			out := make([]int64, 0, len(ts)-j)
+			for _, tm := range ts[j:] {
+				if tm == 0 || f.keepsAt(cut, tm) {
+					out = append(out, tm)
+				}
+			}
+			if len(out) < len(ts) {
+				hs.Times[k] = out
+			}
+		}
+	}
+}
+
+// anySlow reports whether slow frames are kept (items may go from between
+// kept ones).
+func (f *flight) anySlow() bool { return len(f.slow) > 0 }
+
+// keepSamples returns the samples of ss that belong to the window or a
+// kept slow frame (a copy when any goes), calling gone for each dropped.
+func (f *flight) keepSamples(ss []model.Sample, cut int64, gone func(model.Sample)) []model.Sample {
+	k := 0
+	for k < len(ss) && !f.keepsAt(cut, ss[k].Time) {
+		k++
+	}
+	if k == 0 && !f.anySlow() {
+		return ss
+	}
+	out := make([]model.Sample, 0, len(ss)-k)
+	for j, s := range ss {
+		if j >= k && f.keepsAt(cut, s.Time) {
+			out = append(out, s)
+		} else if gone != nil {
+			gone(s)
+		}
+	}
+	if len(out) == len(ss) {
+		return ss
+	}
+	return out
+}
+
+// trimGpu drops the GPU zones before the window: each timeline's
+// top-level zones (whole subtrees) whose every zone ended on the CPU and
+// on the GPU (both timestamps arrived) before cut and belongs to no kept
+// slow frame; zones still open or waiting for a timestamp stay. The kept
+// zones are copied with their subtree ends, the open stack and the
+// pending queries renumbered; the context's zone count goes down by what
+// went.
+func (f *flight) trimGpu(w *worker, cut int64) {
+	for _, g := range w.gpu {
+		if g == nil {
+			continue
+		}
+		ctx := &w.t.GpuContexts[g.idx]
+		for _, tl := range g.timelines {
+			gt := &ctx.Timelines[tl.idx]
+			zs := gt.Zones
+			firstOpen := len(zs)
+			if len(tl.stack) > 0 {
+				firstOpen = int(tl.stack[0])
+			}
+			newIdx := make([]int32, firstOpen) // -1: dropped
+			removed := 0
+			for i := 0; i < firstOpen; {
+				next := int(zs[i].Next)
+				if next <= i || next > firstOpen {
+					next = firstOpen // cannot happen for a closed top-level zone
+				}
+				drop := true
+				for j := i; j < next && drop; j++ {
+					z := &zs[j]
+					if z.CPUEnd < 0 || z.GPUStart < 0 || z.GPUEnd < 0 || f.keeps(cut, z.CPUStart, z.CPUEnd) || f.keeps(cut, z.GPUStart, z.GPUEnd) {
+						drop = false
+					}
+				}
+				for j := i; j < next; j++ {
+					if drop {
+						newIdx[j] = -1
+					} else {
+						newIdx[j] = int32(j - removed)
+					}
+				}
+				if drop {
+					removed += next - i
+				}
+				i = next
+			}
+			if removed == 0 {
+				continue
+			}
+			out := make([]model.GpuZone, 0, len(zs)-removed)
+			for i, z := range zs {
+				shift := removed // zones from the first open one on
+				if i < firstOpen {
+					if newIdx[i] < 0 {
+						continue
+					}
+					shift = i - int(newIdx[i])
+				}
+				if z.Next != 0 {
+					z.Next -= uint32(shift)
+				}
+				out = append(out, z)
+			}
+			gt.Zones = out
+			for k := range tl.stack {
+				tl.stack[k] -= uint32(removed)
+			}
+			for q, ref := range g.query {
+				if ref.timeline != tl.idx {
+					continue
+				}
+				switch {
+				case int(ref.zone) >= firstOpen:
+					ref.zone -= uint32(removed)
+				case newIdx[ref.zone] < 0:
+					delete(g.query, q)
+					continue
+				default:
+					ref.zone = uint32(newIdx[ref.zone])
+				}
+				g.query[q] = ref
+			}
+			ctx.Count -= min(ctx.Count, uint64(removed))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"runtime"
 	"sync/atomic"
@@ -52,6 +53,16 @@ func flightStream(t testing.TB, frames int) []byte {
 
 // writeFlightStream writes the recording of the synthetic stream to out.
 func writeFlightStream(out io.Writer, frames int) error {
+	return writeFlightStreamOf(out, frames, false)
+}
+
+// writeFlightStreamOf writes the synthetic stream; with sys, every frame
+// also holds what system tracing and GPU contexts send: thread 1 running
+// on CPU f%2 from s+50 to s+950 (a context switch in and out), a sampled
+// call stack with a kernel frame at s+300, a context-switch sample at
+// s+400, and a GPU zone from s+20 to s+800 on the CPU whose GPU
+// timestamps (the same clock) arrive in the next frame.
+func writeFlightStreamOf(out io.Writer, frames int, sys bool) error {
 	w := protocol.Welcome{TimerMul: 1, InitBegin: 0, InitEnd: 1_000_000, Resolution: 10, Epoch: 1_750_000_000,
 		PID: 7, CPUArch: protocol.CPUArchX64, ProgramName: "flight", HostInfo: "OS: test"}
 	hello, err := protocol.AppendWelcomeReply(nil, &w, nil)
@@ -75,10 +86,28 @@ func writeFlightStream(out io.Writer, frames int) error {
 	}
 	b = refs.AppendThreadContext(b, 1)
 	b = protocol.AppendMemAlloc(b, tm(protocol.MemAlloc, flFirst-100), 1, 0xdead0000, 4096) // never freed
+	if sys {
+		b = protocol.AppendGpuNewContext(b, flFirst-1000, flFirst-1000, 0, 1, 0, 0, model.GpuVulkan)
+	}
 	for f := 0; f < frames; f++ {
 		s := starts[f]
 		end := starts[f+1]
 		b = protocol.AppendFrameMarkMsg(b, tm(protocol.FrameMarkMsg, s), 0)
+		if sys {
+			if f > 0 { // the previous frame's GPU timestamps
+				p := starts[f-1]
+				b = protocol.AppendGpuTime(b, refs.Delta(protocol.TimeGPU, p+20), uint16(2*(f-1)), 0)
+				b = protocol.AppendGpuTime(b, refs.Delta(protocol.TimeGPU, p+800), uint16(2*(f-1)+1), 0)
+			}
+			b = protocol.AppendGpuZoneBeginSerial(b, refs.Delta(protocol.TimeSerial, s+20), 1, uint16(2*f), 0, 0x1010)
+			b = protocol.AppendGpuZoneEndSerial(b, refs.Delta(protocol.TimeSerial, s+800), 1, uint16(2*f+1), 0)
+			b = protocol.AppendContextSwitch(b, refs.Delta(protocol.TimeContext, s+50), 0, 1, uint8(f%2), 0, 0, 0, 0, 0)
+			b = must(protocol.AppendCallstackPayloadFrames(b, 1, []uint64{0xFFFFFFFF81000000, 0x400}))
+			b = refs.AppendCallstackSample(b, 1, s+300)
+			b = must(protocol.AppendCallstackPayloadFrames(b, 2, []uint64{0x500}))
+			b = refs.AppendCallstackSampleContextSwitch(b, 1, s+400)
+			b = protocol.AppendContextSwitch(b, refs.Delta(protocol.TimeContext, s+950), 1, 0, uint8(f%2), 0, 0, 0, 0, 0)
+		}
 		b = refs.AppendThreadContext(b, 1)
 		b = refs.AppendZoneBegin(b, s+10, 0x1000)
 		for i := range int64(3) {
@@ -396,4 +425,142 @@ func (s *snapReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.n += n
 	return n, err
+}
+
+// TestFlightRecorderTrimsSystemAndGpu: context switches, the CPU timeline,
+// sampled call stacks (and the kernel-sample count), context-switch
+// samples and GPU zones are trimmed with the window in whole frames:
+// exactly the kept frames' items stay (also with slow frames kept between
+// dropped ones), the saved window loads back the same, and what is held
+// stays within 1.25 windows however long the stream.
+func TestFlightRecorderTrimsSystemAndGpu(t *testing.T) {
+	frames := 12_000
+	if race.Enabled || testing.Short() {
+		frames = 4_000
+	}
+	raw := bytes.Buffer{}
+	if err := writeFlightStreamOf(&raw, frames, true); err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, tr *model.Trace, want []int64) {
+		t.Helper()
+		kept := map[int64]bool{}
+		for _, s := range want[:len(want)-1] { // the last mark opens an empty frame
+			kept[s] = true
+		}
+		n := len(kept)
+		var th *model.Thread
+		for i := range tr.Threads {
+			if tr.Threads[i].ID == 1 {
+				th = &tr.Threads[i]
+			}
+		}
+		if th == nil {
+			t.Fatal("thread 1 missing")
+		}
+		at := func(what string, tm, off int64) {
+			t.Helper()
+			if !kept[tm-off] {
+				t.Fatalf("%s at %d belongs to no kept frame", what, tm)
+			}
+		}
+		if len(th.Samples) != 2*n || len(th.CtxSwitchSamples) != n || th.KernelSampleCnt != uint64(n) {
+			t.Fatalf("samples %d, context-switch samples %d, kernel samples %d; want %d, %d, %d",
+				len(th.Samples), len(th.CtxSwitchSamples), th.KernelSampleCnt, 2*n, n, n)
+		}
+		for k, s := range th.Samples {
+			at("sample", s.Time, 300+int64(k%2)*100)
+		}
+		for _, s := range th.CtxSwitchSamples {
+			at("context-switch sample", s.Time, 400)
+		}
+		if len(tr.CtxSwitches) != 1 || len(tr.CtxSwitches[0].Events) != n {
+			t.Fatalf("context switches: %d threads, want 1 with %d spans", len(tr.CtxSwitches), n)
+		}
+		for _, ev := range tr.CtxSwitches[0].Events {
+			at("context switch", ev.Start, 50)
+			if ev.End != ev.Start+900 {
+				t.Fatalf("context switch %+v not whole", ev)
+			}
+		}
+		spans := 0
+		for c := range tr.CPUData {
+			for _, e := range tr.CPUData[c] {
+				at("CPU span", e.Start, 50)
+				if e.End != e.Start+900 {
+					t.Fatalf("CPU %d span %+v not whole", c, e)
+				}
+				spans++
+			}
+		}
+		if spans != n {
+			t.Fatalf("%d CPU spans, want %d", spans, n)
+		}
+		if len(tr.GpuContexts) != 1 || len(tr.GpuContexts[0].Timelines) != 1 {
+			t.Fatalf("GPU: %d contexts", len(tr.GpuContexts))
+		}
+		g := tr.GpuContexts[0]
+		zs := g.Timelines[0].Zones
+		// The count is of zones whose GPU start arrived: all but the last.
+		if len(zs) != n || g.Count != uint64(n-1) {
+			t.Fatalf("%d GPU zones, count %d; want %d, %d", len(zs), g.Count, n, n-1)
+		}
+		for i, z := range zs {
+			at("GPU zone", z.CPUStart, 20)
+			if z.CPUEnd != z.CPUStart+780 || int(z.Next) != i+1 {
+				t.Fatalf("GPU zone %d = %+v", i, z)
+			}
+			// Every GPU time arrived but the last frame's (the stream ended).
+			if i < n-1 && (z.GPUStart != z.CPUStart || z.GPUEnd != z.CPUEnd) {
+				t.Fatalf("GPU zone %d = %+v: timestamps lost", i, z)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		fr   FlightRecorder
+		keep int
+		slow bool
+	}{
+		{"keep-frames", FlightRecorder{KeepFrames: 500}, 500, false},
+		{"keep-frames+slow", FlightRecorder{KeepFrames: 300, KeepSlow: 10 * time.Millisecond}, 300, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Replay(context.Background(), bytes.NewReader(raw.Bytes()), WithLocalSources(false), WithFlightRecorder(tc.fr))
+			if err != nil && !errors.Is(err, ErrUnanswered) { // the stream answers no symbol query
+				t.Fatal(err)
+			}
+			want := wantFrames(frames, tc.keep, tc.slow)
+			checkWindow(t, res.Trace, want)
+			check(t, res.Trace, want)
+			var file bytes.Buffer
+			if err := tracefile.Write(&file, res.Trace); err != nil {
+				t.Fatal(err)
+			}
+			back, err := tracefile.Read(bytes.NewReader(file.Bytes()), int64(file.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, back, want)
+		})
+	}
+	// Bounded: per frame the frame, 4 zones, a message, a point, an
+	// allocation, 3 samples (the context-switch one is in both lists), a
+	// context switch, a CPU span, a GPU zone.
+	const window, perFrame = 1000, 14
+	for _, n := range []int{frames, 3 * frames} {
+		maxHeld := 0
+		flightHeld = func(k int) { maxHeld = max(maxHeld, k) }
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeFlightStreamOf(pw, n, true)) }()
+		_, err := Replay(context.Background(), pr, WithLocalSources(false), WithFlightRecorder(FlightRecorder{KeepFrames: window}))
+		flightHeld = nil
+		pr.Close()
+		if err != nil && !errors.Is(err, ErrUnanswered) {
+			t.Fatal(err)
+		}
+		if bound := (window + window/4 + 400) * perFrame; maxHeld > bound || maxHeld < window*perFrame {
+			t.Errorf("%d frames: the recorder held up to %d items, want %d..%d", n, maxHeld, window*perFrame, bound)
+		}
+	}
 }
