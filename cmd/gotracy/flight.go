@@ -28,9 +28,11 @@ type flightFlags struct {
 func addFlightFlags(fs *flag.FlagSet) *flightFlags {
 	return &flightFlags{
 		keep: fs.String("keep", "", "flight recorder: keep only the frames of the last `duration` (30s, 5m, or seconds) in memory; older ones are dropped whole.\n"+
-			"Memory: about duration × zones/s × 22 bytes (a 30 s window at 11M zones/s: 7.3 GB) plus a 5.8 MB chunk per thread and\n"+
-			"the collector's slack (GOGC=25; RSS measured 1.35-1.85 × the zones' bytes, plus up to one more window while a\n"+
-			"snapshot is being written); GPU zones, context switches, samples and CPU data are not trimmed"),
+			"Memory: about duration × zones/s × 22 bytes (a 30 s window at 11M zones/s: 7.3 GB) plus a few 5.8 MB chunks per\n"+
+			"thread: the chunks of dropped zones are reused for new ones, and a snapshot (LZ4) lets go of each chunk once written\n"+
+			"(while one is written, what the capture dropped and it has not written yet is held too). Messages, plot points,\n"+
+			"allocations, locks, context switches, CPU spans, samples and GPU zones go with their frames (≤ 1.25 windows);\n"+
+			"the text and names of dropped zones stay until the capture ends"),
 		keepFrames: fs.Int("keep-frames", 0, "flight recorder: keep only the last `N` frames in memory"),
 		keepSlow:   fs.String("keep-slow", "", "flight recorder: also keep every frame slower than `ms` milliseconds, with its zones"),
 	}
