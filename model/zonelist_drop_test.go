@@ -210,6 +210,13 @@ func TestZoneListRecyclesDroppedChunks(t *testing.T) {
 		if round%25 == 3 {
 			s := l.Share()
 			shares = append(shares, shared{s, encodeList(&s)})
+			// A copy that drops keeps nothing for reuse: the owner
+			// still holds what it drops.
+			c := l.Share()
+			c.DropFront(c.Len())
+			if c.FreeChunks() != 0 {
+				t.Fatalf("a Share copy kept %d dropped chunks for reuse", c.FreeChunks())
+			}
 		}
 	}
 	checkDropRef(t, &l, &ref)

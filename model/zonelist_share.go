@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Share returns a list of l's first Len zones for a reader on another
 // goroutine while the owner goes on appending to l. It shares the chunks
@@ -31,7 +34,8 @@ func (l *ZoneList) Share(private ...int) ZoneList {
 		}
 	}
 	last := chunks[k]
-	return ZoneList{chunks: chunks, last: last, base: l.base, used: len(last), want: n, off: l.off, org: l.org}
+	// The copy never reuses a chunk it drops: l may still hold it.
+	return ZoneList{chunks: chunks, last: last, base: l.base, used: len(last), want: n, off: l.off, org: l.org, shared: math.MaxInt}
 }
 
 // Release lets go of the chunks numbered below k (ChunkOf's numbering),
