@@ -114,6 +114,21 @@ func (l *ZoneList) release(c []Zone, abs int) {
 // FreeChunks reports how many dropped chunks the list keeps for reuse.
 func (l *ZoneList) FreeChunks() int { return len(l.free) }
 
+// TakeFreeChunks moves the dropped chunks o keeps for reuse (see
+// DropFront) to l, up to l's bound, for l's next chunks: a copy of o into
+// l that drops what it has read from o (a flight recorder's compaction)
+// then writes into the chunks it let go instead of allocating the whole
+// copy. Only chunks no Share copy of o was given are kept by o, so none
+// of them is still read elsewhere.
+func (l *ZoneList) TakeFreeChunks(o *ZoneList) {
+	for len(o.free) > 0 && len(l.free) < maxFreeChunks {
+		k := len(o.free) - 1
+		l.free = append(l.free, o.free[k])
+		o.free[k] = nil
+		o.free = o.free[:k]
+	}
+}
+
 // NextOf returns the index just past the subtree of z, a zone of l (its
 // stored Next translated by the list's origin; see DropFront).
 func (l *ZoneList) NextOf(z *Zone) int { return int(z.Next() - l.org) }
@@ -330,6 +345,8 @@ func (l *ZoneList) Grow(n int) {
 // 22 bytes per zone (plus one slice header per chunk).
 func (l *ZoneList) Trim() {
 	l.want = l.Len()
+	clear(l.free)
+	l.free = nil // a finished list grows no more: its spare chunks go
 	switch {
 	case l.used == len(l.last):
 	case l.used > 0:

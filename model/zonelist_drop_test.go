@@ -239,3 +239,57 @@ func TestZoneListRecyclesDroppedChunks(t *testing.T) {
 	}
 	t.Logf("allocated %d MB of chunks over a stream of %d MB, window %d MB, %d shares", allocated>>20, int64(appended)*zb>>20, int64(window)*zb>>20, len(shares))
 }
+
+// TestZoneListTakeFreeChunks: a list copying another one that drops what
+// it has read writes into the chunks let go, so the copy allocates one
+// chunk, not the list; chunks a Share copy was given are never written
+// (the copy allocates those); Trim lets the spare chunks go.
+func TestZoneListTakeFreeChunks(t *testing.T) {
+	for _, shareChunks := range []int{0, 3} {
+		var old ZoneList
+		const n = 6 * ZoneChunkLen
+		var sh ZoneList
+		for i := range n {
+			if i == shareChunks*ZoneChunkLen && shareChunks > 0 {
+				sh = old.Share()
+			}
+			old.Append(MakeZone(int64(i), int64(i)+1, 1, 0, 0))
+		}
+		allocated := ZoneChunkBytesAllocated()
+		var nl ZoneList
+		nl.Grow(n)
+		nl.TakeFreeChunks(&old)
+		for old.Len() > 0 {
+			c := old.Run(0)
+			for k := range c {
+				nl.Append(c[k])
+			}
+			old.DropFront(len(c))
+			nl.TakeFreeChunks(&old)
+		}
+		allocated = ZoneChunkBytesAllocated() - allocated
+		for i := range n {
+			if z := nl.At(i); z.Start() != int64(i) {
+				t.Fatalf("share %d: zone %d starts at %d after the copy", shareChunks, i, z.Start())
+			}
+		}
+		for i := range sh.Len() {
+			if z := sh.At(i); z.Start() != int64(i) {
+				t.Fatalf("the share's zone %d was written: starts at %d", i, z.Start())
+			}
+		}
+		// The copy's first chunk is new (nothing was let go yet); each
+		// later one is a chunk just let go, unless a share may read it.
+		want := int64(max(1, shareChunks+1)) * ZoneChunkLen * 22
+		if allocated != want {
+			t.Errorf("%d chunks shared: the copy of 6 chunks allocated %.1f chunks, want %d", shareChunks, float64(allocated)/(ZoneChunkLen*22), want/(ZoneChunkLen*22))
+		}
+		if nl.FreeChunks() == 0 {
+			t.Errorf("%d chunks shared: the copy kept no spare chunk", shareChunks)
+		}
+		nl.Trim()
+		if nl.FreeChunks() != 0 {
+			t.Errorf("Trim kept %d spare chunks", nl.FreeChunks())
+		}
+	}
+}
