@@ -101,13 +101,11 @@ type worker struct {
 	vsync        map[uint32]int
 	imageStaging map[int64]int32
 	// A frame image's blocks arrive (FrameImageData) before its size
-	// (FrameImage): they wait in imgStage, reused for every image, so the
-	// only allocation per image is its packed copy. packBuf receives the
-	// Zstd output before that exact-size copy (EncodeAll into a nil slice
-	// would keep a W*H/2 capacity alive and save nothing).
+	// (FrameImage): they wait in imgStage, which then becomes the stored
+	// image (images.go); images compresses them on another goroutine.
 	pendingImage  bool
 	imgStage      []byte
-	packBuf       []byte
+	images        *imagePacker
 	plots         map[uint64]int // name key -> index in t.Plots
 	plotPending   map[uint64]*model.Plot
 	plotByName    map[model.StrID]int
@@ -337,7 +335,8 @@ func (w *worker) finish() {
 	}
 	w.finishGPU()
 	w.pendingImage = false
-	w.imgStage, w.packBuf = nil, nil
+	w.imgStage = nil
+	w.stopImages()
 	t.Metadata.LastTime = w.lastTime
 }
 
