@@ -236,7 +236,10 @@ func (w *worker) callstackFrame(line uint32, symAddr uint64, symLen uint32) {
 		return
 	}
 	st.Frames[idx] = model.InlineFrame{Name: name, File: file, Line: line, SymAddr: symAddr}
-	if symAddr != 0 && !w.skipSymbolQuery(name) {
+	// A symbol once known or asked for stays so; frames of one function
+	// follow each other, so the last one needs no map probe.
+	if symAddr != 0 && symAddr != w.lastSymbol && !w.skipSymbolQuery(name) {
+		w.lastSymbol = symAddr
 		if _, known := w.symbolKnown[symAddr]; !known {
 			if _, pending := w.symbolPending[symAddr]; !pending {
 				w.symbolPending[symAddr] = symbolPending{name: name, image: st.ImageName, file: file, line: line, size: symLen, inline: idx < len(st.Frames)-1}

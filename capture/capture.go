@@ -509,6 +509,7 @@ loop:
 				break loop
 			}
 			err := w.processFrame(m.data, m.base)
+			w.collectImages()
 			// Buffers go back to the reader in groups.
 			spent = append(spent, m.data)
 			if len(spent) >= frameReturn {

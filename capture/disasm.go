@@ -67,37 +67,62 @@ func (w *worker) disassemble(addr uint64, code []byte) {
 
 // walkX86 decodes x86 code in 32- or 64-bit mode.
 func walkX86(mode int, addr uint64, code []byte, visit func(uint64)) {
+	walkX86With(mode, addr, code, visit, mode == 64)
+}
+
+// walkX86With is walkX86 with the fast path for common x86-64 forms
+// (x86fast64) on or off; both give the same visits.
+func walkX86With(mode int, addr uint64, code []byte, visit func(uint64), fast bool) {
 	mask := ^uint64(0)
 	if mode == 32 {
 		mask = 0xFFFFFFFF
 	}
 	for len(code) > 0 {
-		inst, err := x86asm.Decode(code, mode)
-		if err != nil || inst.Op == 0 {
-			// x86asm rejects a few encodings Capstone decodes (ENDBR64
-			// above all); where it does, it may return a lone prefix as
-			// an instruction. Measure such an instruction by its layout.
-			n := x86FallbackLen(code, mode)
-			if n == 0 {
+		n, rel, branch := 0, int64(0), false
+		if fast {
+			n, rel, branch = x86fast64(code)
+		}
+		if n == 0 {
+			if n, rel, branch = x86Step(code, mode); n == 0 {
 				return
 			}
-			inst = x86asm.Inst{Len: n}
-		}
-		if inst.Len <= 0 || inst.Len > len(code) {
-			return
 		}
 		visit(addr)
-		next := addr + uint64(inst.Len)
-		if x86DirectBranch(inst.Op) && inst.Args[1] == nil {
-			if rel, ok := inst.Args[0].(x86asm.Rel); ok {
-				if t := (next + uint64(int64(rel))) & mask; t != 0 {
-					visit(t)
-				}
+		next := addr + uint64(n)
+		if branch {
+			if t := (next + uint64(rel)) & mask; t != 0 {
+				visit(t)
 			}
 		}
 		addr = next & mask
-		code = code[inst.Len:]
+		code = code[n:]
 	}
+}
+
+// x86Step decodes one instruction with x86asm (and x86FallbackLen): its
+// length, 0 when the walk must stop there, and for a direct branch with a
+// relative target its displacement from the next instruction.
+func x86Step(code []byte, mode int) (n int, rel int64, branch bool) {
+	inst, err := x86asm.Decode(code, mode)
+	if err != nil || inst.Op == 0 {
+		// x86asm rejects a few encodings Capstone decodes (ENDBR64
+		// above all); where it does, it may return a lone prefix as
+		// an instruction. Measure such an instruction by its layout.
+		n := x86FallbackLen(code, mode)
+		if n == 0 {
+			return 0, 0, false
+		}
+		inst = x86asm.Inst{Len: n}
+	}
+	if inst.Len <= 0 || inst.Len > len(code) {
+		return 0, 0, false
+	}
+	if x86DirectBranch(inst.Op) && inst.Args[1] == nil {
+		if r, ok := inst.Args[0].(x86asm.Rel); ok {
+			return inst.Len, int64(r), true
+		}
+	}
+	return inst.Len, 0, false
 }
 
 // x86FallbackLen returns the length of an instruction x86asm rejects but

@@ -1,11 +1,15 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
+
+	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/gotracy/gotracy/protocol"
 )
@@ -148,8 +152,9 @@ func TestX86FallbackLen(t *testing.T) {
 	}
 }
 
-// FuzzDisasm feeds arbitrary bytes to every walker: no panic, and no more
-// than two visits (an instruction and its target) per byte of code.
+// FuzzDisasm feeds arbitrary bytes to every walker: no panic, no more
+// than two visits (an instruction and its target) per byte of code, and
+// the x86-64 fast path agrees with x86asm wherever it measures.
 func FuzzDisasm(f *testing.F) {
 	f.Add(uint8(protocol.CPUArchX64), []byte{0xf3, 0x0f, 0x1e, 0xfa, 0xe8, 0, 0, 0, 0, 0xc3})
 	f.Add(uint8(protocol.CPUArchArm64), le32(0x94000040, 0x54ffffc0))
@@ -162,6 +167,11 @@ func FuzzDisasm(f *testing.F) {
 		walk(0xfffffffffffffff0, code, func(uint64) { n++ })
 		if n > 2*len(code) {
 			t.Errorf("%d visits for %d bytes", n, len(code))
+		}
+		if n, rel, br := x86fast64(code); n != 0 {
+			if sn, srel, sbr := x86Step(code, 64); n != sn || rel != srel || br != sbr {
+				t.Errorf("% x: fast path length %d, branch %v %+d; x86asm %d, %v %+d", code, n, br, rel, sn, sbr, srel)
+			}
 		}
 		for _, mode := range []int{32, 64} {
 			if l := x86FallbackLen(code, mode); l > len(code) || l > 15 {
@@ -268,4 +278,90 @@ func BenchmarkDisasmDemo(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(visits)/b.Elapsed().Seconds(), "visits/s")
+}
+
+// TestX86FastMatchesX86asm holds the fast path for common x86-64 forms
+// (x86fast64) to x86asm: on random instructions built around every
+// opcode of both maps, with and without 0x66 and REX prefixes and cut at
+// every length, whatever the fast path measures must be what x86asm (with
+// the fallback) measures, with the same direct-branch displacement; and
+// walking the demo's real symbol code with and without it visits the same
+// addresses in the same order.
+func TestX86FastMatchesX86asm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1766))
+	n := 2_000_000
+	if testing.Short() {
+		n = 200_000
+	}
+	hits, bad := 0, 0
+	reported := map[[3]int]bool{}
+	buf := make([]byte, 16)
+	for k := range n {
+		b := buf[:0]
+		switch rng.IntN(4) {
+		case 1:
+			b = append(b, 0x66)
+		case 2:
+			b = append(b, 0x40|byte(rng.IntN(16)))
+		case 3:
+			b = append(b, 0x66, 0x40|byte(rng.IntN(16)))
+		}
+		if k%2 == 0 {
+			b = append(b, byte(k/2%256))
+		} else {
+			b = append(b, 0x0F, byte(k/2%256))
+		}
+		for len(b) < 16 {
+			b = append(b, byte(rng.Uint32()))
+		}
+		if rng.IntN(4) == 0 { // truncated instructions too
+			b = b[:1+rng.IntN(len(b))]
+		}
+		fn, frel, fbr := x86fast64(b)
+		if fn == 0 {
+			continue
+		}
+		hits++
+		sn, srel, sbr := x86Step(b, 64)
+		if fn != sn || frel != srel || fbr != sbr {
+			key := [3]int{k % 2, k / 2 % 256, len(b) - len(bytes.TrimLeft(b, "\x66"))}
+			if reported[key] {
+				continue
+			}
+			reported[key] = true
+			inst, err := x86asm.Decode(b, 64)
+			t.Errorf("% x: fast path says length %d, branch %v %+d; x86asm %d, branch %v %+d (%v, %v)", b, fn, fbr, frel, sn, sbr, srel, inst, err)
+			if bad++; bad == 200 {
+				t.FailNow()
+			}
+		}
+	}
+	t.Logf("random: fast path measured %d of %d instructions", hits, n)
+
+	res := replayFixture(t, "demo")
+	var fast, slow []uint64
+	insts, fastInsts := 0, 0
+	for _, c := range res.Trace.SymbolCode {
+		walkX86With(64, c.Addr, c.Code, func(a uint64) { fast = append(fast, a) }, true)
+		walkX86With(64, c.Addr, c.Code, func(a uint64) { slow = append(slow, a) }, false)
+		code := c.Code
+		for len(code) > 0 {
+			n, _, _ := x86Step(code, 64)
+			if n == 0 {
+				break
+			}
+			insts++
+			if fn, _, _ := x86fast64(code); fn != 0 {
+				fastInsts++
+			}
+			code = code[n:]
+		}
+	}
+	if !slices.Equal(fast, slow) {
+		t.Fatalf("demo: %d visits with the fast path, %d without, or in another order", len(fast), len(slow))
+	}
+	if len(fast) < 40_000 {
+		t.Fatalf("demo: only %d visits", len(fast))
+	}
+	t.Logf("demo: %d visits; the fast path measured %d of %d instructions (%.1f%%)", len(fast), fastInsts, insts, 100*float64(fastInsts)/float64(insts))
 }

@@ -225,10 +225,10 @@ func (w *worker) process(it protocol.Item) {
 
 	// Strings and answers.
 	case protocol.SingleStringData, protocol.SingleStringData8:
-		w.single = w.storeString(it.Payload())
+		w.single = w.storeStringMemo(it.Payload(), &w.singleMemo)
 		w.hasSingle = true
 	case protocol.SecondStringData, protocol.SecondStringData8:
-		w.second = w.storeString(it.Payload())
+		w.second = w.storeStringMemo(it.Payload(), &w.secondMemo)
 		w.hasSecond = true
 	case protocol.StringData:
 		if w.imagesPending && it.Ptr() == protocol.ExtImagesKey {

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 
@@ -129,16 +128,20 @@ func (w *worker) frameImage(frame uint32, width, height uint16, flip uint8) {
 		w.failf(failFrameImageIndex, 0, "")
 		return
 	}
-	data, ok := w.packImage(w.imgStage, int(width), int(height))
-	if !ok {
+	if texture.CheckSize(w.imgStage, int(width), int(height)) != nil {
 		// The blocks do not cover the stated size; a saved trace would be
 		// unreadable. Tracy's server would store it anyway (and crash
 		// later); the image is dropped instead.
 		w.badImages++
 		return
 	}
-	idx := int32(len(w.t.FrameImages))
-	w.t.FrameImages = append(w.t.FrameImages, model.FrameImage{W: width, H: height, Flip: flip != 0, Packed: true, Data: data})
+	// The staged blocks become the image (prepared in place; images.go
+	// packs it on another goroutine); the next image stages into a new
+	// buffer.
+	data := w.imgStage
+	w.imgStage = nil
+	texture.Prepare(data)
+	idx := w.storeImage(data, width, height, flip != 0)
 	if fidx >= int64(len(base.Frames)) {
 		if _, dup := w.imageStaging[fidx]; dup {
 			w.failf(failFrameImageTwice, 0, "")
@@ -660,19 +663,4 @@ func (w *worker) addFiberName(fiber uint64, b []byte) {
 		w.fibersPending--
 	}
 	w.t.ThreadNames[tid] = w.storeString(b)
-}
-
-// packImage turns a w x h frame image's wire DXT1 blocks (Tracy's index
-// order) into what the trace keeps, as Tracy's server does: standard BC1
-// after Tracy's rate-distortion pass (texture.Prepare = FixOrder + RDO),
-// Zstd-compressed at level 3. It reports false when the blocks do not make
-// a w x h image. texture.Pack uses the process's one shared Packer: a
-// Packer per capture would cost each capture about 4 MB of Zstd state.
-func (w *worker) packImage(dxt1 []byte, width, height int) ([]byte, bool) {
-	var err error
-	w.packBuf, err = texture.Pack(w.packBuf[:0], dxt1, width, height)
-	if err != nil {
-		return nil, false
-	}
-	return bytes.Clone(w.packBuf), true
 }

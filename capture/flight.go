@@ -256,6 +256,8 @@ func heldItems(w *worker) int {
 // final is the trim before the trace is finished: it also compacts (see
 // trimZones).
 func (f *flight) trim(w *worker, first int, final bool) {
+	// Images move below: every packed result must be in place first.
+	w.waitImages()
 	t := w.t
 	base := &t.FrameSets[0]
 	if first <= 0 || first >= len(base.Frames) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/model"
@@ -127,4 +128,78 @@ func TestReplayImagesMatchTracy(t *testing.T) {
 			t.Errorf("image %d differs from demo.tracy's", i)
 		}
 	}
+}
+
+// TestFrameImagesPackedOffConsumer: images are compressed on a goroutine of
+// their own (images.go). With more images than may wait unpacked, spread
+// over many transport frames and read by a live reader throughout, every
+// snapshot holds each image either unpacked or packed but always as the
+// same prepared bytes, in stream order, and the finished trace holds all
+// of them packed.
+func TestFrameImagesPackedOffConsumer(t *testing.T) {
+	const w, h = 32, 16
+	n := 3*imagesInFlight + 5
+	var frames [][]byte
+	want := make([][]byte, n)
+	var b []byte
+	for f := range n {
+		dxt, err := texture.AppendDXT1(nil, gradient(w, h, f*7+1), w, h, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[f] = bytes.Clone(dxt)
+		texture.Prepare(want[f])
+		if b, err = protocol.AppendFrameImageWithData(b, uint32(f), w, h, false, dxt); err != nil {
+			t.Fatal(err)
+		}
+		if f%3 == 2 { // several images per transport frame, many frames
+			frames, b = append(frames, b), nil
+		}
+	}
+	frames = append(frames, protocol.AppendTerminate(b))
+	check := func(what string, imgs []model.FrameImage, all bool) {
+		t.Helper()
+		if all && len(imgs) != n {
+			t.Fatalf("%s: %d images, want %d", what, len(imgs), n)
+		}
+		for i, img := range imgs {
+			got, err := texture.ImageData(nil, img.Data, w, h, img.Packed)
+			if err != nil || !bytes.Equal(got, want[i]) {
+				t.Fatalf("%s: image %d (packed %v) is not the client's image %d prepared (%v)", what, i, img.Packed, i, err)
+			}
+			if all && !img.Packed {
+				t.Errorf("%s: image %d not packed", what, i)
+			}
+		}
+	}
+	p := NewPublisher(time.Microsecond)
+	p.Latest()
+	done := make(chan struct{})
+	snaps := 0
+	go func() {
+		defer close(done)
+		for {
+			ch := p.Changed()
+			if s := p.Latest(); s != nil {
+				check("snapshot", s.Trace.FrameImages, false)
+				snaps++
+				if s.Final {
+					return
+				}
+			}
+			select {
+			case <-ch:
+			case <-time.After(10 * time.Second):
+				t.Error("no snapshot for 10 s")
+				return
+			}
+		}
+	}()
+	res, err := Replay(context.Background(), bytes.NewReader(stream(t, frames...)), WithPublisher(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	check("result", res.Trace.FrameImages, true)
+	t.Logf("%d snapshots", snaps)
 }

@@ -157,6 +157,12 @@ func (w *worker) cacheSourcePtr(key uint64, image model.StrID) {
 }
 
 func (w *worker) cacheSourceIdx(id model.StrID, image model.StrID) {
+	// Frame answers name the same file over and over: the last file
+	// checked needs no map probe.
+	if w.lastCheckedOK && w.lastChecked == id {
+		return
+	}
+	w.lastChecked, w.lastCheckedOK = id, true
 	ck := fileCheck{idx: id, isIdx: true}
 	if _, ok := w.checkedRefs[ck]; ok {
 		return

@@ -14,6 +14,31 @@ func (w *worker) storeString(b []byte) model.StrID {
 	return w.addInterned(string(b))
 }
 
+// strMemo remembers the last two distinct strings one item kind stored.
+type strMemo struct {
+	id [2]model.StrID
+	n  int // entries in use
+}
+
+// storeStringMemo is storeString with a two-entry memo per item kind: the
+// answers to call-stack frame queries mostly repeat the previous answer's
+// strings (the instructions of one function follow each other), and the
+// SingleString alternates between the image name and the function name, so
+// a comparison with the last two strings stands in for hashing and probing
+// the intern map. Interned strings never change, so the memo cannot go
+// stale.
+func (w *worker) storeStringMemo(b []byte, m *strMemo) model.StrID {
+	for k := range m.n {
+		if id := m.id[k]; int(id) < len(w.t.Strings) && w.t.Strings[id] == string(b) {
+			return id
+		}
+	}
+	id := w.storeString(b)
+	m.id[1], m.id[0] = m.id[0], id
+	m.n = min(m.n+1, 2)
+	return id
+}
+
 func (w *worker) storeStringS(s string) model.StrID {
 	if id, ok := w.strIdx[s]; ok {
 		return id

@@ -61,6 +61,8 @@ type worker struct {
 	second     model.StrID            // pending SecondString
 	hasSingle  bool
 	hasSecond  bool
+	singleMemo strMemo // storeStringMemo's memos of the two slots
+	secondMemo strMemo
 
 	// Thread names asked, not answered.
 	threadNamePending map[uint64]struct{}
@@ -86,13 +88,16 @@ type worker struct {
 	subframes       int // CallstackFrame items still expected for the staged answer
 	symbolPending   map[uint64]symbolPending
 	symbolKnown     map[uint64]struct{}
+	lastSymbol      uint64 // the last symbol found known or asked for (0: none)
 	symCodePending  int
 	allocFrameNext  uint64                 // next id of a synthetic (Lua-style) frame
 	allocFrameRev   map[string]uint64      // synthetic frame content -> id
 	checkedRefs     map[fileCheck]struct{} // source-file references already looked at
-	pendingFiles    map[uint64]struct{}    // file string keys waiting for their text
-	sourceQueries   map[uint32]string      // SourceCode query id -> file name
-	sourceCached    map[string]struct{}    // files already in t.SourceCache
+	lastChecked     model.StrID            // the last file index checked (lastCheckedOK)
+	lastCheckedOK   bool
+	pendingFiles    map[uint64]struct{} // file string keys waiting for their text
+	sourceQueries   map[uint32]string   // SourceCode query id -> file name
+	sourceCached    map[string]struct{} // files already in t.SourceCache
 	nextSourceQuery uint32
 
 	// Frames, plots, memory, locks.
@@ -101,13 +106,11 @@ type worker struct {
 	vsync        map[uint32]int
 	imageStaging map[int64]int32
 	// A frame image's blocks arrive (FrameImageData) before its size
-	// (FrameImage): they wait in imgStage, reused for every image, so the
-	// only allocation per image is its packed copy. packBuf receives the
-	// Zstd output before that exact-size copy (EncodeAll into a nil slice
-	// would keep a W*H/2 capacity alive and save nothing).
+	// (FrameImage): they wait in imgStage, which then becomes the stored
+	// image (images.go); images compresses them on another goroutine.
 	pendingImage  bool
 	imgStage      []byte
-	packBuf       []byte
+	images        *imagePacker
 	plots         map[uint64]int // name key -> index in t.Plots
 	plotPending   map[uint64]*model.Plot
 	plotByName    map[model.StrID]int
@@ -337,7 +340,8 @@ func (w *worker) finish() {
 	}
 	w.finishGPU()
 	w.pendingImage = false
-	w.imgStage, w.packBuf = nil, nil
+	w.imgStage = nil
+	w.stopImages()
 	t.Metadata.LastTime = w.lastTime
 }
 

@@ -171,3 +171,33 @@ func applyItems(t *testing.T, b []byte, slow bool, piece int) *worker {
 	}
 	return w
 }
+
+// TestStoreStringMemo: the memoised interning gives every content one id,
+// the one storeString gives it, whatever the order of repeats (the memo
+// holds two entries; the third distinct string must still be found).
+func TestStoreStringMemo(t *testing.T) {
+	w := newWorker(model.New(), newQueryQueue(0, true))
+	var m strMemo
+	seq := []string{"a", "img", "a", "img", "b", "b", "c", "a", "img", "c", "", "a", ""}
+	ids := map[string]model.StrID{}
+	for _, s := range seq {
+		id := w.storeStringMemo([]byte(s), &m)
+		if w.t.Strings[id] != s {
+			t.Fatalf("%q stored as %d, which holds %q", s, id, w.t.Strings[id])
+		}
+		if prev, ok := ids[s]; ok && prev != id {
+			t.Fatalf("%q got id %d, earlier %d", s, id, prev)
+		}
+		ids[s] = id
+		if want := w.storeString([]byte(s)); want != id {
+			t.Fatalf("%q: memo gave %d, storeString %d", s, id, want)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range w.t.Strings[1:] { // 0 is the trace's "no string"
+		if seen[s] {
+			t.Fatalf("%q interned twice", s)
+		}
+		seen[s] = true
+	}
+}

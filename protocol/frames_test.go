@@ -369,3 +369,49 @@ func TestWriteTrustedItemsNeverSplits(t *testing.T) {
 		t.Fatalf("oversized malformed batch: %v, want ErrUnknownItem", err)
 	}
 }
+
+// TestLZ4DecodeShortCopies: lz4Decode's word copies (short literals, short
+// matches at least 16 bytes back) against pierrec/lz4 on blocks pierrec
+// compresses, with lengths and offsets of every size around the 16-byte
+// limits, decoded after a history into a buffer full of junk: the output is
+// pierrec's, and the history before it is untouched.
+func TestLZ4DecodeShortCopies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 14))
+	for k := range 300 {
+		// Runs of random bytes and copies of earlier pieces, short and long.
+		var data []byte
+		for len(data) < 4000+k*50 {
+			if len(data) > 40 && rng.IntN(2) == 0 {
+				off := 1 + rng.IntN(min(len(data), 40))
+				n := 4 + rng.IntN(30)
+				for range n {
+					data = append(data, data[len(data)-off])
+				}
+			} else {
+				for range rng.IntN(25) {
+					data = append(data, byte(rng.IntN(8+k%200)))
+				}
+			}
+		}
+		comp := make([]byte, lz4.CompressBlockBound(len(data)))
+		var c lz4.Compressor
+		n, err := c.CompressBlock(data, comp)
+		if err != nil || n == 0 {
+			t.Fatalf("pierrec: %d, %v", n, err)
+		}
+		const hist = 100
+		buf := bytes.Repeat([]byte{0xAA}, hist+TargetFrameSize)
+		for i := range hist {
+			buf[i] = byte(i)
+		}
+		m, err := lz4Decode(buf, 0, hist, TargetFrameSize, comp[:n])
+		if err != nil || m != len(data) || !bytes.Equal(buf[hist:hist+m], data) {
+			t.Fatalf("block %d: %d of %d bytes, %v, equal %v", k, m, len(data), err, bytes.Equal(buf[hist:hist+m], data))
+		}
+		for i := range hist {
+			if buf[i] != byte(i) {
+				t.Fatalf("block %d: history byte %d overwritten", k, i)
+			}
+		}
+	}
+}

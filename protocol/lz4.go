@@ -58,7 +58,14 @@ func lz4Decode(buf []byte, lo, pos, max int, src []byte) (int, error) {
 			if lit > dend-d {
 				return 0, ErrFrameSize
 			}
-			copy(buf[d:d+lit], src[si:si+lit])
+			if lit <= 16 && len(src)-si >= 16 && dend-d >= 16 {
+				// Short literals (most of them) move as one 16-byte
+				// word; what lands past them is overwritten next or lies
+				// past the output, never before it.
+				*(*[16]byte)(buf[d:]) = *(*[16]byte)(src[si:])
+			} else {
+				copy(buf[d:d+lit], src[si:si+lit])
+			}
 			d += lit
 			si += lit
 		}
@@ -93,6 +100,13 @@ func lz4Decode(buf []byte, lo, pos, max int, src []byte) (int, error) {
 			return 0, ErrFrameSize
 		}
 		end := d + ml
+		if off >= 16 && ml <= 16 && dend-d >= 16 {
+			// A short match at least 16 bytes back: one word, whose source
+			// lies wholly before d (the same over-copy as literals).
+			*(*[16]byte)(buf[d:]) = *(*[16]byte)(buf[s:])
+			d = end
+			continue
+		}
 		if off >= ml {
 			copy(buf[d:end], buf[s:s+ml])
 			d = end

@@ -66,6 +66,10 @@ func NewPacker(opts ...Option) (*Packer, error) {
 		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(zstdLevel)),
 		// libzstd's one-shot API writes no checksum; neither do we.
 		zstd.WithEncoderCRC(false),
+		// One encoder (about 1.3 MB of match tables at level 3) instead
+		// of one per CPU: a capture packs its images on one goroutine, and
+		// concurrent callers of EncodeAll simply take turns.
+		zstd.WithEncoderConcurrency(1),
 	}
 	dopts := []zstd.DOption{
 		zstd.WithDecoderConcurrency(0),
@@ -181,6 +185,16 @@ var defaultPacker = sync.OnceValue(func() *Packer {
 
 // Pack packs with a shared dictionary-less Packer; see Packer.Pack.
 func Pack(dst, dxt1 []byte, w, h int) ([]byte, error) { return defaultPacker().Pack(dst, dxt1, w, h) }
+
+// PackPrepared packs already prepared data with the shared dictionary-less
+// Packer; see Packer.PackPrepared.
+func PackPrepared(dst, bc1 []byte, w, h int) ([]byte, error) {
+	return defaultPacker().PackPrepared(dst, bc1, w, h)
+}
+
+// CheckSize reports, with the error Pack would return, whether b has the
+// size of a w x h DXT1 image with valid dimensions.
+func CheckSize(b []byte, w, h int) error { return checkSize(b, w, h) }
 
 // Unpack unpacks with a shared dictionary-less Packer; see Packer.Unpack.
 func Unpack(dst, packed []byte, w, h int) ([]byte, error) {
