@@ -6,6 +6,7 @@ import (
 
 	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/internal/synthtrace"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -65,5 +66,51 @@ func TestSummaryDepthMatchesWalk(t *testing.T) {
 	s := analysis.Summarize(tr)
 	if want < 3 || s.MaxZoneDepth != want || s.Zones != uint64(zones) {
 		t.Fatalf("depth %d (walk %d), zones %d (%d)", s.MaxZoneDepth, want, s.Zones, zones)
+	}
+}
+
+// TestSummaryParallelZones: the threads' zone counts taken on several
+// goroutines (a large trace) agree with model.Walk and plain counts, also
+// for unended and zero-length zones, and with the one-goroutine pass.
+func TestSummaryParallelZones(t *testing.T) {
+	tr := synthtrace.Make(synthtrace.Spec{Zones: 200_000, Threads: 7, Seed: 5})
+	depth, unended, zeroLen := 0, uint64(0), uint64(0)
+	for i := range tr.Threads {
+		zs := &tr.Threads[i].Zones
+		// A few zones of each thread unended or of zero length, the
+		// deepest thread's last zones among them.
+		for j := i; j < zs.Len(); j += 997 + i {
+			z := zs.At(j)
+			if j%2 == 0 {
+				z.SetEnd(-1)
+			} else {
+				z.SetEnd(z.Start())
+			}
+		}
+		model.Walk(zs, func(j, d int) bool {
+			depth = max(depth, d+1)
+			switch z := zs.At(j); {
+			case z.End() < 0:
+				unended++
+			case z.End() <= z.Start():
+				zeroLen++
+			}
+			return true
+		})
+	}
+	restore := analysis.SetParallelSummaryZones(1)
+	par := analysis.Summarize(tr)
+	restore()
+	restore = analysis.SetParallelSummaryZones(1 << 62)
+	one := analysis.Summarize(tr)
+	restore()
+	if depth < 10 || unended == 0 || zeroLen == 0 {
+		t.Fatalf("test trace too plain: depth %d, %d unended, %d zero-length", depth, unended, zeroLen)
+	}
+	for name, s := range map[string]*analysis.Summary{"parallel": par, "one goroutine": one} {
+		if s.MaxZoneDepth != depth || s.ZonesUnended != unended || s.ZonesZeroLength != zeroLen || s.Threads != 7 {
+			t.Errorf("%s: depth %d unended %d zero %d threads %d, want %d %d %d 7", name,
+				s.MaxZoneDepth, s.ZonesUnended, s.ZonesZeroLength, s.Threads, depth, unended, zeroLen)
+		}
 	}
 }
