@@ -125,6 +125,42 @@ func Summarize(t *model.Trace) *Summary { return SummarizePlots(t, PlotsInTracyO
 // PlotsInTracyOrder(t) (the viewer): rebuilding the memory plots is the
 // dearest part of a summary of a trace with millions of allocations.
 func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
+	return summarize(t, plots, nil)
+}
+
+// ZoneSummary is the part of Summarize that reads every zone (depth,
+// unended and zero-length zones), thread by thread, so that a caller can
+// count each thread while later ones load (tracefile.WithThreadLoaded).
+// Threads may be added in any order, each once. Not safe for concurrent
+// use.
+type ZoneSummary struct {
+	sum     threadZoneSum
+	threads int
+}
+
+// AddThread counts the zones of one thread.
+func (z *ZoneSummary) AddThread(th *model.Thread) {
+	s := summarizeZones(&th.Zones)
+	z.sum.maxDepth = max(z.sum.maxDepth, s.maxDepth)
+	z.sum.unended += s.unended
+	z.sum.zeroLength += s.zeroLength
+	z.threads++
+}
+
+// Threads is how many threads have been added.
+func (z *ZoneSummary) Threads() int { return z.threads }
+
+// SummarizeCounted is Summarize with the zones already counted: zs must
+// hold every thread of t once (if it holds another number of threads, the
+// zones are counted here as Summarize does).
+func SummarizeCounted(t *model.Trace, zs *ZoneSummary) *Summary {
+	if zs != nil && zs.threads != len(t.Threads) {
+		zs = nil
+	}
+	return summarize(t, PlotsInTracyOrder(t), zs)
+}
+
+func summarize(t *model.Trace, plots []model.Plot, zs *ZoneSummary) *Summary {
 	md := &t.Metadata
 	s := &Summary{
 		Program:          md.CaptureProgram,
@@ -174,7 +210,13 @@ func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
 		s.CtxSwitchSamples += uint64(len(th.CtxSwitchSamples))
 		s.Zones += uint64(th.Zones.Len())
 	}
-	for _, z := range zoneSums(t, s.Zones) {
+	sums := []threadZoneSum{}
+	if zs != nil {
+		sums = append(sums, zs.sum)
+	} else {
+		sums = zoneSums(t, s.Zones)
+	}
+	for _, z := range sums {
 		s.MaxZoneDepth = max(s.MaxZoneDepth, z.maxDepth)
 		s.ZonesUnended += z.unended
 		s.ZonesZeroLength += z.zeroLength
