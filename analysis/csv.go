@@ -30,11 +30,29 @@ type CSVOptions struct {
 // byte for byte: the same columns, number formats, row order (Tracy's hash
 // map order) and quirks (see the package documentation).
 func WriteCSV(w io.Writer, t *model.Trace, o CSVOptions) error {
+	return WriteCSVStats(w, t, o, nil)
+}
+
+// CountsOnlyCSV reports whether WriteCSV with o needs only the statistics
+// ZoneCounts computes (the zone summary without -e, -u or -t), so that a
+// caller may compute them while the trace loads and hand them to
+// WriteCSVStats.
+func CountsOnlyCSV(o CSVOptions) bool {
+	return !o.Messages && !o.GPU && !o.SelfTime && !o.Unwrap && o.TruncatedMean == 0
+}
+
+// WriteCSVStats is WriteCSV with the zone statistics of t already computed:
+// st is what ZoneCounts gives once every thread of t has been added, and is
+// used only when CountsOnlyCSV(o); nil (or any other o) computes them here.
+func WriteCSVStats(w io.Writer, t *model.Trace, o CSVOptions, st *ZoneStats) error {
 	if o.Separator == "" {
 		o.Separator = ","
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	c := &csvWriter{w: bw, t: t, o: o}
+	if CountsOnlyCSV(o) {
+		c.st = st
+	}
 	switch {
 	case o.Messages:
 		c.messages()
@@ -55,6 +73,7 @@ type csvWriter struct {
 	o   CSVOptions
 	buf []byte
 	err error
+	st  *ZoneStats // precomputed zone statistics, or nil
 }
 
 // field appends one column, preceded by the separator unless it is first.
@@ -137,7 +156,10 @@ func (c *csvWriter) gpu() {
 
 func (c *csvWriter) zones() {
 	t, o := c.t, c.o
-	st := ComputeZoneStats(t, StatsOptions{KeepZones: o.Unwrap || o.TruncatedMean > 0, CountsOnly: !o.SelfTime})
+	st := c.st
+	if st == nil {
+		st = ComputeZoneStats(t, StatsOptions{KeepZones: o.Unwrap || o.TruncatedMean > 0, CountsOnly: !o.SelfTime})
+	}
 	if o.Unwrap {
 		c.header("name", "src_file", "src_line", "ns_since_start", "exec_time_ns", "thread", "value")
 	} else {

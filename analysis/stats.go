@@ -94,12 +94,13 @@ type StatsOptions struct {
 // srclocSlot maps an int16 source-location id to a dense slot number.
 func srclocSlot(id model.SrcLocID) int { return int(uint16(id)) }
 
-// ComputeZoneStats walks every CPU zone of t once and returns statistics per
-// source location in tracy-csvexport's row order.
-func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
+// newZoneStats makes the empty statistics of t's source locations in
+// tracy-csvexport's row order, fills slot (srcloc id -> row, -1 = none) and
+// returns the function that gives an id its row, adding one for an id
+// outside the file's lists.
+func newZoneStats(t *model.Trace, slot *[65536]int32) (*ZoneStats, func(model.SrcLocID) int32) {
 	order := cpuSrcLocOrder(t)
 	st := &ZoneStats{Locations: make([]SrcLocStats, len(order))}
-	var slot [65536]int32 // srcloc id -> position in Locations, -1 = absent
 	for i := range slot {
 		slot[i] = -1
 	}
@@ -123,6 +124,14 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 		}
 		return k
 	}
+	return st, slotOf
+}
+
+// ComputeZoneStats walks every CPU zone of t once and returns statistics per
+// source location in tracy-csvexport's row order.
+func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
+	var slot [65536]int32 // srcloc id -> position in Locations, -1 = absent
+	st, slotOf := newZoneStats(t, &slot)
 	if o.KeepZones {
 		// Count first so each list is allocated once at its final size.
 		var counts []uint32
@@ -236,36 +245,77 @@ func ComputeZoneStats(t *model.Trace, o StatsOptions) *ZoneStats {
 // each thread's chunks, in the same order (so SumSq adds up identically).
 func countsOnly(t *model.Trace, st *ZoneStats, slot *[65536]int32, slotOf func(model.SrcLocID) int32, keep bool) {
 	for ti := range t.Threads {
-		zones := &t.Threads[ti].Zones
-		base, prev := 0, 0 // the runs' running start (the first may be short)
-		for _, chunk := range zones.Chunks() {
-			base, prev = base+prev, len(chunk)
-			for j := range chunk {
-				z := &chunk[j]
-				start, end := z.Start(), z.End()
-				span := end - start
-				if end < 0 || span <= 0 {
-					st.Skipped++
-					continue
-				}
-				k := slot[srclocSlot(z.SrcLoc)]
-				if k < 0 {
-					k = slotOf(z.SrcLoc)
-				}
-				st.Zones++
-				s := &st.Locations[k]
-				if keep {
-					s.Zones = append(s.Zones, ZoneRef{Thread: uint32(ti), Index: uint32(base + j)})
-				}
-				s.Count++
-				s.Min = min(s.Min, span)
-				s.Max = max(s.Max, span)
-				s.Total += span
-				s.SumSq += float64(span) * float64(span)
+		countThread(st, slot, slotOf, keep, ti, &t.Threads[ti].Zones)
+	}
+}
+
+// countThread is countsOnly for thread ti's zones.
+func countThread(st *ZoneStats, slot *[65536]int32, slotOf func(model.SrcLocID) int32, keep bool, ti int, zones *model.ZoneList) {
+	base, prev := 0, 0 // the runs' running start (the first may be short)
+	for _, chunk := range zones.Chunks() {
+		base, prev = base+prev, len(chunk)
+		for j := range chunk {
+			z := &chunk[j]
+			start, end := z.Start(), z.End()
+			span := end - start
+			if end < 0 || span <= 0 {
+				st.Skipped++
+				continue
 			}
+			k := slot[srclocSlot(z.SrcLoc)]
+			if k < 0 {
+				k = slotOf(z.SrcLoc)
+			}
+			st.Zones++
+			s := &st.Locations[k]
+			if keep {
+				s.Zones = append(s.Zones, ZoneRef{Thread: uint32(ti), Index: uint32(base + j)})
+			}
+			s.Count++
+			s.Min = min(s.Min, span)
+			s.Max = max(s.Max, span)
+			s.Total += span
+			s.SumSq += float64(span) * float64(span)
 		}
 	}
 }
+
+// ZoneCounts computes ComputeZoneStats(t, StatsOptions{CountsOnly: true})
+// thread by thread, so a load can hand each thread over as soon as it is
+// read (tracefile.WithThreadLoaded) and the statistics of the first threads
+// are done while the last ones load. Threads must be added in file order
+// and each once: that is the order the sums of squares are added in, so
+// the result is the same, bit for bit.
+type ZoneCounts struct {
+	st     *ZoneStats
+	slot   [65536]int32
+	slotOf func(model.SrcLocID) int32
+	next   int
+}
+
+// NewZoneCounts starts the statistics of t. t's source-location lists
+// (SrcLocIndex, DynSrcLocs) must be complete; its threads need not be.
+func NewZoneCounts(t *model.Trace) *ZoneCounts {
+	c := &ZoneCounts{}
+	c.st, c.slotOf = newZoneStats(t, &c.slot)
+	return c
+}
+
+// AddThread counts the zones of the trace's thread i, which must be the
+// next thread (0, 1, 2, ...): any other i panics.
+func (c *ZoneCounts) AddThread(i int, th *model.Thread) {
+	if i != c.next {
+		panic("analysis: ZoneCounts.AddThread out of order")
+	}
+	c.next++
+	countThread(c.st, &c.slot, c.slotOf, false, i, &th.Zones)
+}
+
+// Threads is how many threads have been added.
+func (c *ZoneCounts) Threads() int { return c.next }
+
+// Stats returns the statistics of the threads added so far.
+func (c *ZoneCounts) Stats() *ZoneStats { return c.st }
 
 // childTimeFast is tracy-csvexport's GetZoneChildTimeFast: the sum of the
 // direct children's end - start, with no clamping (an unfinished child,

@@ -22,6 +22,24 @@ type decoder struct {
 
 	progress   func(done int64)
 	nextReport int64
+
+	// With a block source (the container Reader), buf is the source's
+	// current block itself, not a copy: the decompressed payload is read
+	// where the decoders put it. A read that spans two blocks is served
+	// from stitch: the unread end of one block and the first bytes of the
+	// next (blk, of which blk[:blkOff] are the end of stitch); once the
+	// reads pass into blk, buf is blk again.
+	blocks   blockSource
+	stitch   []byte
+	inStitch bool // buf is stitch
+	blk      []byte
+	blkOff   int
+}
+
+// blockSource hands out the payload a block at a time without copying
+// (container.Reader.NextBlock); a block is valid until the next call.
+type blockSource interface {
+	NextBlock() ([]byte, error)
 }
 
 const decBufSize = 1 << 18
@@ -29,6 +47,9 @@ const decBufSize = 1 << 18
 func newDecoder(r io.Reader, limit int64) *decoder {
 	if limit < 0 {
 		limit = math.MaxInt64
+	}
+	if bs, ok := r.(blockSource); ok {
+		return &decoder{r: r, blocks: bs, limit: limit, nextReport: 1 << 22}
 	}
 	return &decoder{r: r, buf: make([]byte, decBufSize), limit: limit, nextReport: 1 << 22}
 }
@@ -44,8 +65,80 @@ func (d *decoder) failf(format string, args ...any) {
 	d.fail(d.offset(), fmt.Errorf(format, args...))
 }
 
-// fill makes at least k bytes available at d.p (k <= len(d.buf)).
+// fill makes at least k bytes available at d.p (k <= decBufSize).
 func (d *decoder) fill(k int) {
+	if d.blocks != nil {
+		d.fillBlocks(k)
+	} else {
+		d.fillCopy(k)
+	}
+	if d.base+int64(d.n) > d.limit {
+		d.fail(d.limit, fmt.Errorf("payload longer than its bound of %d bytes", d.limit))
+	}
+	if d.progress != nil && d.base+int64(d.n) >= d.nextReport {
+		d.progress(d.base + int64(d.n))
+		d.nextReport = d.base + int64(d.n) + 1<<22
+	}
+	if d.n < k+d.p {
+		d.fail(d.base+int64(d.n), io.ErrUnexpectedEOF)
+	}
+}
+
+// fillBlocks is fill from a block source.
+func (d *decoder) fillBlocks(k int) {
+	for d.n-d.p < k && !d.eof {
+		r := d.n - d.p
+		if d.inStitch && d.blk != nil && r <= d.blkOff {
+			// The unread bytes are the last ones copied from blk: go on
+			// reading in blk itself.
+			d.base += int64(d.n - d.blkOff)
+			d.buf, d.p, d.n = d.blk, d.blkOff-r, len(d.blk)
+			d.blk, d.inStitch = nil, false
+			continue
+		}
+		if r == 0 {
+			d.base += int64(d.n)
+			d.buf, d.p, d.n, d.inStitch = nil, 0, 0, false
+		} else {
+			// Keep the unread bytes at the front of stitch, then the rest
+			// of blk: the source may reuse a block's memory once asked for
+			// the next one.
+			if d.inStitch {
+				copy(d.stitch, d.stitch[d.p:d.n])
+				d.stitch = d.stitch[:r]
+				if d.blk != nil {
+					d.stitch = append(d.stitch, d.blk[d.blkOff:]...)
+					d.blk = nil
+				}
+			} else {
+				d.stitch = append(d.stitch[:0], d.buf[d.p:d.n]...)
+			}
+			d.base += int64(d.p)
+			d.buf, d.p, d.n, d.inStitch = d.stitch, 0, len(d.stitch), true
+			if d.n >= k {
+				continue
+			}
+		}
+		nb, err := d.blocks.NextBlock()
+		if err == io.EOF {
+			d.eof = true
+			break
+		} else if err != nil {
+			panic(readError{err})
+		}
+		if !d.inStitch {
+			d.buf, d.p, d.n = nb, 0, len(nb) // nothing unread: read in nb
+			continue
+		}
+		m := min(len(nb), k-d.n)
+		d.stitch = append(d.stitch, nb[:m]...)
+		d.buf, d.n = d.stitch, len(d.stitch)
+		d.blk, d.blkOff = nb, m
+	}
+}
+
+// fillCopy is fill from a plain reader, into buf.
+func (d *decoder) fillCopy(k int) {
 	if d.p > 0 {
 		copy(d.buf, d.buf[d.p:d.n])
 		d.base += int64(d.p)
@@ -63,16 +156,6 @@ func (d *decoder) fill(k int) {
 			// Tolerate a reader that returns (0, nil) a few times.
 			continue
 		}
-	}
-	if d.base+int64(d.n) > d.limit {
-		d.fail(d.limit, fmt.Errorf("payload longer than its bound of %d bytes", d.limit))
-	}
-	if d.progress != nil && d.base+int64(d.n) >= d.nextReport {
-		d.progress(d.base + int64(d.n))
-		d.nextReport = d.base + int64(d.n) + 1<<22
-	}
-	if d.n < k {
-		d.fail(d.base+int64(d.n), io.ErrUnexpectedEOF)
 	}
 }
 
@@ -151,7 +234,7 @@ func (d *decoder) bytes(n uint64) []byte {
 	}
 	out := make([]byte, 0, min(int(n), 1<<20))
 	for len(out) < int(n) {
-		k := min(int(n)-len(out), len(d.buf))
+		k := min(int(n)-len(out), decBufSize)
 		out = append(out, d.next(k)...)
 	}
 	return out
@@ -164,6 +247,10 @@ func (d *decoder) str() string { return string(d.bytes(d.u64())) }
 func (d *decoder) atEOF() bool {
 	if d.n > d.p {
 		return false
+	}
+	if d.blocks != nil {
+		d.fillBlocks(1)
+		return d.n == d.p
 	}
 	d.base += int64(d.p)
 	d.p, d.n = 0, 0

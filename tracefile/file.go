@@ -45,6 +45,20 @@ func (e errReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// blockErrReader is errReader over a container Reader, which the payload
+// decoder reads a block at a time without copying.
+type blockErrReader struct{ r *container.Reader }
+
+func (e blockErrReader) Read(p []byte) (int, error) { return errReader{e.r}.Read(p) }
+
+func (e blockErrReader) NextBlock() ([]byte, error) {
+	b, err := e.r.NextBlock()
+	if err != nil && err != io.EOF {
+		err = mapContainerErr(err)
+	}
+	return b, err
+}
+
 // ReadFile loads a .tracy file (memory-mapped where the OS allows).
 func ReadFile(path string, opts ...Option) (*model.Trace, error) {
 	start := time.Now()
@@ -75,7 +89,7 @@ func readContainer(cr *container.Reader, start time.Time, opts []Option) (*model
 	o := newOptions(opts)
 	var rep Report
 	inner := append(opts[:len(opts):len(opts)], WithReport(&rep))
-	t, err := ReadPayload(errReader{cr}, cr.PayloadSizeBound(), inner...)
+	t, err := ReadPayload(blockErrReader{cr}, cr.PayloadSizeBound(), inner...)
 	if err != nil {
 		return nil, err
 	}

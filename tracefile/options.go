@@ -1,6 +1,10 @@
 package tracefile
 
-import "time"
+import (
+	"time"
+
+	"github.com/gotracy/gotracy/model"
+)
 
 // Progress is reported to a WithProgress callback while a trace is loaded
 // or saved. Done and Total count payload (uncompressed) bytes; Total is an
@@ -50,6 +54,8 @@ type options struct {
 	zstd     int // level; 0 = default
 	streams  int
 	release  bool
+	// threadLoaded is WithThreadLoaded's callback.
+	threadLoaded func(t *model.Trace, th *model.Thread, i int)
 	// version is the payload version to write; 0 = Version. Only tests
 	// set it, to produce the older layouts the reader accepts (0.9.0 and later).
 	version uint32
@@ -90,3 +96,15 @@ func WithZstd(level int) Option { return func(o *options) { o.zstd = level; o.lz
 // WithStreams sets the number of container streams (1..255; default 4, as
 // tracy-capture).
 func WithStreams(n int) Option { return func(o *options) { o.streams = n } }
+
+// WithThreadLoaded calls fn on the reading goroutine each time a load has
+// read the whole record of thread i (its zones, messages and samples), so
+// a caller can start on the thread's zones while later threads load.
+// When fn runs, every section of t before the zones (strings, source
+// locations, locks, messages, zone extras) is complete, and neither they
+// nor *th change again; t.Threads itself may still grow (and move), so
+// another goroutine must use th, not t.Threads. fn must be quick (hand the
+// thread on); a load that fails after it has run still fails.
+func WithThreadLoaded(fn func(t *model.Trace, th *model.Thread, i int)) Option {
+	return func(o *options) { o.threadLoaded = fn }
+}

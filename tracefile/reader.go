@@ -25,7 +25,7 @@ func ReadPayload(r io.Reader, size int64, opts ...Option) (*model.Trace, error) 
 		total := size
 		d.progress = func(done int64) { o.progress(Progress{Op: "load", Done: done, Total: total}) }
 	}
-	t, version, err := readPayload(d)
+	t, version, err := readPayload(d, o)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func ReadPayload(r io.Reader, size int64, opts ...Option) (*model.Trace, error) 
 	return t, nil
 }
 
-func readPayload(d *decoder) (t *model.Trace, version uint32, err error) {
+func readPayload(d *decoder, o *options) (t *model.Trace, version uint32, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t = nil
@@ -65,7 +65,7 @@ func readPayload(d *decoder) (t *model.Trace, version uint32, err error) {
 			}
 		}
 	}()
-	p := &payloadReader{d: d, t: &model.Trace{}}
+	p := &payloadReader{d: d, t: &model.Trace{}, threadLoaded: o.threadLoaded}
 	p.read()
 	return p.t, p.version, nil
 }
@@ -78,6 +78,7 @@ type payloadReader struct {
 	nCS                     int                    // number of call stacks, known late
 	csRefs                  []csRef                // call-stack references to check at the end
 	childVecs, gpuChildVecs uint64
+	threadLoaded            func(t *model.Trace, th *model.Thread, i int)
 }
 
 // csRef remembers where a call-stack index was read so it can be checked
@@ -957,6 +958,9 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 			slices.SortStableFunc(th.CtxSwitchSamples, func(a, b model.Sample) int { return cmpI64(a.Time, b.Time) })
 		}
 		th.Samples = p.samples()
+		if p.threadLoaded != nil {
+			p.threadLoaded(t, th, len(t.Threads)-1)
+		}
 	}
 	if vecs > childVecs {
 		d.fail(hOff, fmt.Errorf("child-vector count %d is less than the %d zones with children", childVecs, vecs))

@@ -149,9 +149,10 @@ func WritePayload(w io.Writer, t *model.Trace, opts ...Option) (err error) {
 }
 
 type payloadWriter struct {
-	e *encoder
-	t *model.Trace
-	v uint32 // payload version to write (older ones only in tests)
+	e  *encoder
+	t  *model.Trace
+	v  uint32     // payload version to write (older ones only in tests)
+	zc zoneCounts // from countHints, for writeThreads
 	// release: let go of each zone chunk once written (WithReleaseZones).
 	release bool
 }
@@ -705,14 +706,7 @@ func (p *payloadWriter) write() {
 // other value zones use.
 func (p *payloadWriter) countHints() {
 	e, t := p.e, p.t
-	var cpu [1 << 16]uint64
-	for i := range t.Threads {
-		for _, c := range t.Threads[i].Zones.Chunks() {
-			for j := range c {
-				cpu[uint16(c[j].SrcLoc)]++
-			}
-		}
-	}
+	cpu := p.countZones()
 	var hints []model.SrcLocID
 	listed := func(v int16) bool {
 		return (v > 0 && int(v) < len(t.SrcLocIndex)) || (v < 0 && -int(v)-1 < len(t.DynSrcLocs))
@@ -836,25 +830,39 @@ func (p *payloadWriter) writeLeafRun(fr *wframe, zs *model.ZoneList, ref int64) 
 	return ref
 }
 
-func (p *payloadWriter) writeThreads() {
-	e, t := p.e, p.t
-	var total, vecs uint64
-	// One pass over every zone counts the zones with children and each
-	// thread's top-level zones (the chain of Next from zone 0, checked as
-	// childCount checks it): a second walk for the top level cost as much
-	// as the count itself on a trace of childless zones.
-	tops := make([]uint64, len(t.Threads))
+// zoneCounts is what the writer needs to know of all CPU zones before it
+// writes the first: per source location for the count hints, and for the
+// zone section the totals and each thread's top-level zones.
+type zoneCounts struct {
+	total, vecs uint64
+	tops        []uint64
+}
+
+// countZones makes the one pass over every CPU zone that the count hints
+// and the zone section's header need, and returns the per-source-location
+// counts (the rest it keeps for writeThreads). It counts the zones with
+// children and each thread's top-level zones (the chain of Next from zone
+// 0, checked as childCount checks it): the count hints' own walk, and a
+// second one for the top level, had each cost as much as this whole pass
+// on a trace of childless zones.
+func (p *payloadWriter) countZones() *[1 << 16]uint64 {
+	t := p.t
+	cpu := new([1 << 16]uint64)
+	zc := &p.zc
+	zc.tops = make([]uint64, len(t.Threads))
 	for i := range t.Threads {
 		zs := &t.Threads[i].Zones
 		n := zs.Len()
-		total += uint64(n)
+		zc.total += uint64(n)
 		org := zs.Origin() // stored Next values are index+org
 		top, nextTop, zi := uint64(0), 0, 0
 		for _, chunk := range zs.Chunks() {
 			for j := range chunk {
-				nx := int(chunk[j].Next() - org)
+				z := &chunk[j]
+				cpu[uint16(z.SrcLoc)]++
+				nx := int(z.Next() - org)
 				if nx > zi+1 {
-					vecs++
+					zc.vecs++
 				}
 				if zi == nextTop {
 					if nx <= nextTop || nx > n {
@@ -866,8 +874,14 @@ func (p *payloadWriter) writeThreads() {
 				zi++
 			}
 		}
-		tops[i] = top
+		zc.tops[i] = top
 	}
+	return cpu
+}
+
+func (p *payloadWriter) writeThreads() {
+	e, t := p.e, p.t
+	total, vecs, tops := p.zc.total, p.zc.vecs, p.zc.tops
 	e.u64(total)
 	e.u64(vecs)
 	e.u64(uint64(len(t.Threads)))

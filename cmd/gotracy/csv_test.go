@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/internal/race"
+	"github.com/gotracy/gotracy/internal/synthtrace"
 	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
@@ -90,11 +92,11 @@ func cacheLoads(t *testing.T) {
 	}
 	cache := map[string]loaded{}
 	orig := loadTrace
-	loadTrace = func(e *env, path string) (*model.Trace, *tracefile.Report, error) {
+	loadTrace = func(e *env, path string, opts ...tracefile.Option) (*model.Trace, *tracefile.Report, error) {
 		if c, ok := cache[path]; ok {
 			return c.tr, c.rep, nil
 		}
-		tr, rep, err := orig(e, path)
+		tr, rep, err := orig(e, path, opts...)
 		if err == nil {
 			cache[path] = loaded{tr, rep}
 		}
@@ -271,5 +273,38 @@ func TestDescribeTraceFileError(t *testing.T) {
 	}
 	if got := describeError(io.ErrClosedPipe); got != io.ErrClosedPipe.Error() {
 		t.Errorf("unrelated error described as %q", got)
+	}
+}
+
+// TestCSVCountsWhileLoading: csv without -e/-u/-t counts zones while the
+// file loads (each thread as soon as it is read); its output is the one of
+// the statistics computed after the load, on a trace of several threads
+// (run with -race: the counting goroutine reads threads the loader has
+// finished while it goes on).
+func TestCSVCountsWhileLoading(t *testing.T) {
+	tr := synthtrace.Make(synthtrace.Spec{Zones: 150_000, Threads: 6, Seed: 21})
+	path := filepath.Join(t.TempDir(), "six.tracy")
+	if err := tracefile.WriteFile(path, tr); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := tracefile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := analysis.WriteCSV(&want, loaded, analysis.CSVOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	countedWhileLoading = 0
+	out, errOut, code := runCLI(t, "csv", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if countedWhileLoading != len(loaded.Threads) {
+		t.Errorf("%d threads counted while loading, want all %d", countedWhileLoading, len(loaded.Threads))
+	}
+	compareLines(t, "csv while loading", []byte(out), want.Bytes())
+	if strings.Count(out, "\n") < 10 {
+		t.Fatalf("too few rows:\n%s", out)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/internal/tracereport"
+	"github.com/gotracy/gotracy/model"
 	"github.com/gotracy/gotracy/tracefile"
 )
 
@@ -28,11 +29,13 @@ func init() {
 				if *verify {
 					return verifyFile(e, args[0], *asJSON)
 				}
-				t, rep, err := loadTrace(e, args[0])
+				zs := &zoneSummaryStream{}
+				t, rep, err := loadTrace(e, args[0], tracefile.WithThreadLoaded(zs.threadLoaded))
+				sum := zs.wait()
 				if err != nil {
 					return err
 				}
-				r := newInfoReport(args[0], rep, analysis.Summarize(t))
+				r := newInfoReport(args[0], rep, analysis.SummarizeCounted(t, sum))
 				if *asJSON {
 					return r.writeJSON(e.stdout)
 				}
@@ -158,3 +161,43 @@ func unixTime(sec uint64) string {
 	}
 	return time.Unix(int64(sec), 0).UTC().Format("2006-01-02 15:04:05 UTC")
 }
+
+// zoneSummaryStream counts the zones info summarizes (depth, unended,
+// zero-length) while the trace loads, one goroutine taking each thread as
+// the loader finishes it: on a 100M-zone trace that pass read 2.2 GB after
+// the load, on one core.
+type zoneSummaryStream struct {
+	sum  analysis.ZoneSummary
+	ch   chan *model.Thread
+	done chan struct{}
+}
+
+func (z *zoneSummaryStream) threadLoaded(_ *model.Trace, th *model.Thread, _ int) {
+	if z.ch == nil {
+		z.ch = make(chan *model.Thread, 256)
+		z.done = make(chan struct{})
+		go func() {
+			defer close(z.done)
+			for th := range z.ch {
+				z.sum.AddThread(th)
+			}
+		}()
+	}
+	z.ch <- th
+}
+
+// wait stops the goroutine and returns what it counted (nil if no thread
+// was handed over).
+func (z *zoneSummaryStream) wait() *analysis.ZoneSummary {
+	if z.ch == nil {
+		return nil
+	}
+	close(z.ch)
+	<-z.done
+	summarizedWhileLoading = z.sum.Threads()
+	return &z.sum
+}
+
+// summarizedWhileLoading is how many threads the last info counted while
+// its file loaded (tests check that the path was taken).
+var summarizedWhileLoading int

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/internal/synthtrace"
+	"github.com/gotracy/gotracy/tracefile"
 )
 
 func init() {
@@ -132,5 +134,47 @@ func checkAgainstCapture(t *testing.T, trace, name, jsonOut string) {
 	}
 	if seen != 3 {
 		t.Errorf("found %d of the 3 figures in %s.info.txt", seen, name)
+	}
+}
+
+// TestInfoCountsWhileLoading: info counts the zones it summarizes (depth,
+// unended, zero-length) while the file loads, thread by thread, and prints
+// what Summarize gives after the load (run with -race).
+func TestInfoCountsWhileLoading(t *testing.T) {
+	tr := synthtrace.Make(synthtrace.Spec{Zones: 120_000, Threads: 6, Seed: 8})
+	z := tr.Threads[3].Zones.At(11)
+	z.SetEnd(z.Start())
+	path := filepath.Join(t.TempDir(), "six.tracy")
+	if err := tracefile.WriteFile(path, tr); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := tracefile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := analysis.Summarize(loaded)
+	summarizedWhileLoading = 0
+	out, errOut, code := runCLI(t, "info", "--json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if summarizedWhileLoading != len(loaded.Threads) {
+		t.Errorf("%d threads counted while loading, want all %d", summarizedWhileLoading, len(loaded.Threads))
+	}
+	var doc struct {
+		Summary struct {
+			Depth int    `json:"max_zone_depth"`
+			Zero  uint64 `json:"zones_zero_length"`
+			Unend uint64 `json:"zones_unended"`
+			Zones uint64 `json:"zones"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Summary
+	if got.Depth != want.MaxZoneDepth || got.Zero != want.ZonesZeroLength || got.Unend != want.ZonesUnended || got.Zones != want.Zones || got.Zero != 1 || got.Depth < 5 {
+		t.Errorf("info says depth %d, zero-length %d, unended %d, zones %d; Summarize %d %d %d %d",
+			got.Depth, got.Zero, got.Unend, got.Zones, want.MaxZoneDepth, want.ZonesZeroLength, want.ZonesUnended, want.Zones)
 	}
 }

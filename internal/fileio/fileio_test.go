@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -288,5 +289,69 @@ func TestCleanStale(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s was removed: %v", p, err)
 		}
+	}
+}
+
+// TestWriteBehind: a large output is handed to the write-behind goroutine
+// as it grows (on Linux), its bytes are intact after Commit, and Abort
+// while writing, from another goroutine too (run with -race), stops the
+// goroutine before the file is closed.
+func TestWriteBehind(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.out")
+	o, err := Create(context.Background(), path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make([]byte, 1<<20)
+	for i := range block {
+		block[i] = byte(i * 7)
+	}
+	const blocks = 40
+	for range blocks {
+		if _, err := o.Write(block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.wb.mu.Lock()
+	issued, written := o.wb.issued, o.wb.written
+	o.wb.mu.Unlock()
+	if written != blocks<<20 || (haveWriteback && issued < writeBehindFrom) || (!haveWriteback && issued != 0) {
+		t.Errorf("written %d, handed to write-behind %d", written, issued)
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || len(got) != blocks<<20 || !bytes.Equal(got[len(got)-len(block):], block) {
+		t.Fatalf("committed file: %d bytes, %v", len(got), err)
+	}
+
+	o, err = Create(context.Background(), filepath.Join(dir, "aborted.out"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range blocks {
+			if _, err := o.Write(block); err != nil {
+				return // closed by Abort
+			}
+		}
+	}()
+	for {
+		o.wb.mu.Lock()
+		w := o.wb.written
+		o.wb.mu.Unlock()
+		if w >= writeBehindFrom+writeBehindStep {
+			break
+		}
+		runtime.Gosched()
+	}
+	o.Abort()
+	<-done
+	if _, err := os.Stat(o.TempName()); !os.IsNotExist(err) {
+		t.Errorf("aborted output's temporary file: %v", err)
 	}
 }

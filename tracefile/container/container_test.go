@@ -935,3 +935,48 @@ func TestWriterNoPerBlockAllocs(t *testing.T) {
 		}
 	}
 }
+
+type writeCounter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (c *writeCounter) Write(p []byte) (int, error) {
+	c.writes++
+	return c.Buffer.Write(p)
+}
+
+// TestWriterGathersChunks: finished chunks reach the underlying writer in
+// writes of up to outBufSize, not one write (one system call, for a file)
+// per chunk, and the bytes are those a write per chunk gave.
+func TestWriterGathersChunks(t *testing.T) {
+	payload := genPayload(21, 300*65536+123)
+	for _, c := range codecs {
+		var cw writeCounter
+		w, err := NewWriter(&cw, c.opt, WithStreams(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(payload)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, file := w.Stats(); file != int64(cw.Len()) {
+			t.Errorf("%s: Stats says %d bytes written, the writer got %d", c.name, file, cw.Len())
+		}
+		// The header, then one write per buffer (flushed when the next
+		// chunk would not fit) and one for the rest.
+		if limit := 2 + cw.Len()/(outBufSize-MaxChunkSize-4); cw.writes > limit {
+			t.Errorf("%s: %d writes for %d bytes in 301 chunks, want at most %d", c.name, cw.writes, cw.Len(), limit)
+		}
+		r, err := NewReader(bytes.NewReader(cw.Bytes()), int64(cw.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || !bytes.Equal(got, payload) {
+			t.Errorf("%s: payload read back differs (%v)", c.name, err)
+		}
+	}
+}

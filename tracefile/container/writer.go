@@ -30,9 +30,10 @@ type Writer struct {
 	next       int        // index of the next block to dispatch
 	pending    int        // dispatched blocks not yet written, oldest first
 	maxPending int
-	payload    int64 // payload bytes accepted
-	done       int64 // payload bytes whose chunks are written
-	out        int64 // container bytes written
+	payload    int64  // payload bytes accepted
+	done       int64  // payload bytes whose chunks are written
+	out        int64  // container bytes written
+	obuf       []byte // chunks not yet written to w, in order (outBufSize capacity)
 	err        error
 	closed     bool
 }
@@ -81,6 +82,12 @@ type blockCompressor interface {
 // progress. Two let a stream start on its next block while the oldest
 // result waits to be written.
 const streamDepth = 2
+
+// outBufSize is how many bytes of finished chunks the Writer gathers before
+// one write to the underlying writer. A well-compressed trace has chunks of
+// a few hundred bytes to a few KiB (heavy10m: 3,970 chunks of 915 bytes on
+// average), so a write per chunk was thousands of system calls per file.
+const outBufSize = 1 << 20
 
 // NewWriter writes the container header to w and returns a Writer of the
 // payload. The default is Zstd level 3 with 4 streams, as tracy-capture
@@ -197,22 +204,41 @@ func (w *Writer) writeOldest() error {
 		w.err = fmt.Errorf("tracy container: compressing block %d: %w", w.next-w.pending-1, j.err)
 		return w.err
 	}
-	n, err := w.w.Write(j.out)
-	w.out += int64(n)
-	w.done += int64(j.size)
-	if err == nil && n < len(j.out) {
-		err = io.ErrShortWrite
+	var err error
+	if len(w.obuf)+len(j.out) > outBufSize {
+		err = w.flushOut()
 	}
+	if w.obuf == nil {
+		w.obuf = make([]byte, 0, outBufSize)
+	}
+	w.obuf = append(w.obuf, j.out...)
+	w.done += int64(j.size)
 	j.out = j.out[:cap(j.out)]
 	w.jobs <- j
 	if err != nil {
-		w.err = err
 		return err
 	}
 	if w.cfg.progress != nil {
 		w.cfg.progress(w.done, w.cfg.total)
 	}
 	return nil
+}
+
+// flushOut writes the gathered chunks to the underlying writer.
+func (w *Writer) flushOut() error {
+	if len(w.obuf) == 0 {
+		return nil
+	}
+	n, err := w.w.Write(w.obuf)
+	w.out += int64(n)
+	if err == nil && n < len(w.obuf) {
+		err = io.ErrShortWrite
+	}
+	w.obuf = w.obuf[:0]
+	if err != nil {
+		w.err = err
+	}
+	return err
 }
 
 // There is no Flush: every block but the last must be exactly 64 KiB, so
@@ -230,6 +256,10 @@ func (w *Writer) Close() error {
 	for w.err == nil && w.pending > 0 {
 		w.writeOldest()
 	}
+	if w.err == nil {
+		w.flushOut()
+	}
+	w.obuf = nil
 	w.closed = true
 	for _, s := range w.streams {
 		close(s.in)
