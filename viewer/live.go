@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/viewer/lod"
 )
 
 // LiveState is one state of a trace that is still growing, as its source
@@ -72,6 +73,9 @@ type Live struct {
 	builds    atomic.Int64 // Servers built
 	buildTime atomic.Int64 // ns spent building them, in all
 
+	logMu    sync.Mutex
+	buildLog []buildRecord // the last maxBuildLog builds, oldest first
+
 	saveMu   sync.Mutex
 	lastSave atomic.Pointer[saveResult]
 }
@@ -99,6 +103,19 @@ func (ls *liveServer) wait() time.Duration {
 	}
 	return liveRebuildFactor * ls.cost
 }
+
+// buildRecord is one Server built for a published trace.
+type buildRecord struct {
+	Gen       uint64
+	Published time.Time // when the source published its trace
+	Start     time.Time
+	Cost      time.Duration
+	Full      bool          // the index was built from scratch
+	Index     lod.Stats     // how its threads were indexed
+	Since     time.Duration // from the previous Server's build to this one's start
+}
+
+const maxBuildLog = 4096
 
 type saveResult struct {
 	Path  string `json:"path,omitempty"`
@@ -198,6 +215,16 @@ func (l *Live) server() (*liveServer, error) {
 	ls.cost = ls.built.Sub(start)
 	l.builds.Add(1)
 	l.buildTime.Add(int64(ls.cost))
+	rec := buildRecord{Gen: st.Gen, Published: st.Published, Start: start, Cost: ls.cost, Full: !extended, Index: s.ix.Stats()}
+	if c := l.cur.Load(); c != nil {
+		rec.Since = start.Sub(c.built)
+	}
+	l.logMu.Lock()
+	if len(l.buildLog) == maxBuildLog {
+		l.buildLog = append(l.buildLog[:0], l.buildLog[1:]...)
+	}
+	l.buildLog = append(l.buildLog, rec)
+	l.logMu.Unlock()
 	l.cur.Store(ls)
 	return ls, nil
 }

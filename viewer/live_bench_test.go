@@ -264,6 +264,30 @@ func BenchmarkLiveLatency(b *testing.B) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	b.Logf("%d zones published after %.1f s", target, time.Since(fill).Seconds())
+	var pubMu sync.Mutex
+	var pubs []pubRec
+	go func() {
+		for {
+			ch := p.Changed()
+			if s := p.Latest(); s != nil {
+				pubMu.Lock()
+				if len(pubs) == 0 || pubs[len(pubs)-1].gen != s.Gen {
+					pubs = append(pubs, pubRec{s.Gen, s.Published, s.Cost, len(s.Trace.Messages)})
+				}
+				pubMu.Unlock()
+			}
+			select {
+			case <-ch:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	base := 0
+	if s := p.Latest(); s != nil {
+		base = len(s.Trace.Messages)
+	}
+	var probes []probeRec
 	var lat []time.Duration
 	c := &http.Client{Timeout: 10 * time.Second}
 	i := 0
@@ -273,6 +297,7 @@ func BenchmarkLiveLatency(b *testing.B) {
 		text := fmt.Sprintf("probe %d", i)
 		sent := time.Now()
 		tracy.Message(text)
+		var gen uint64
 		for {
 			resp, err := c.Get(srv.URL + "/api/v1/messagelist?filter=" + url.QueryEscape(text))
 			if err != nil {
@@ -282,6 +307,7 @@ func BenchmarkLiveLatency(b *testing.B) {
 			json.NewDecoder(resp.Body).Decode(&a)
 			resp.Body.Close()
 			if a.Total > 0 {
+				gen, _ = strconv.ParseUint(resp.Header.Get("X-Gotracy-Gen"), 10, 64)
 				break
 			}
 			if time.Since(sent) > 10*time.Second {
@@ -297,6 +323,12 @@ func BenchmarkLiveLatency(b *testing.B) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		lat = append(lat, time.Since(sent))
+		probes = append(probes, probeRec{sent, time.Now(), gen})
+	}
+	if os.Getenv("GOTRACY_LATENCY_DETAIL") != "" {
+		pubMu.Lock()
+		latencyDetail(b, probes, base, pubs, l.BuildLog())
+		pubMu.Unlock()
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
@@ -307,4 +339,90 @@ func BenchmarkLiveLatency(b *testing.B) {
 	}
 	n, bt := l.Builds()
 	b.ReportMetric(float64(bt.Microseconds())/1000/float64(max(n, 1)), "ms/build")
+}
+
+// pubRec is a snapshot as the publisher made it.
+type pubRec struct {
+	gen       uint64
+	published time.Time
+	cost      time.Duration
+	messages  int
+}
+
+// probeRec is one latency probe: sent, seen in the API, from which trace.
+type probeRec struct {
+	sent, seen time.Time
+	gen        uint64
+}
+
+// latencyDetail logs where the time of the slowest probes went: until a
+// snapshot held the probe, until a Server of it was built, until the
+// probe's poll saw it; and the distributions of publish gaps and costs and
+// of build costs and gaps.
+func latencyDetail(b *testing.B, probes []probeRec, base int, pubs []pubRec, builds []viewer.BuildRecord) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for i, pr := range probes {
+		lat := pr.seen.Sub(pr.sent)
+		if lat < 250*time.Millisecond {
+			continue
+		}
+		k := slices.IndexFunc(pubs, func(p pubRec) bool { return p.messages >= base+i+1 })
+		if k < 0 {
+			b.Logf("probe %d: %.0f ms, no snapshot recorded holds it", i+1, ms(lat))
+			continue
+		}
+		pb := pubs[k]
+		gap := time.Duration(0)
+		if k > 0 {
+			gap = pb.published.Sub(pubs[k-1].published)
+		}
+		j := slices.IndexFunc(builds, func(r viewer.BuildRecord) bool { return r.Gen >= pb.gen })
+		line := fmt.Sprintf("probe %d: %.0f ms: published %.0f ms after (gen %d, gap %.0f ms, cost %.1f ms)", i+1, ms(lat), ms(pb.published.Sub(pr.sent)), pb.gen, ms(gap), ms(pb.cost))
+		if j >= 0 {
+			r := builds[j]
+			line += fmt.Sprintf("; server gen %d build started %.0f ms after publish (%.0f ms after the previous build), cost %.0f ms, full %v %+v; seen %.0f ms after it (answered by gen %d)",
+				r.Gen, ms(r.Start.Sub(pb.published)), ms(r.Since), ms(r.Cost), r.Full, r.Index, ms(pr.seen.Sub(r.Start.Add(r.Cost))), pr.gen)
+		}
+		b.Log(line)
+	}
+	dist := func(name string, v []time.Duration) {
+		if len(v) == 0 {
+			return
+		}
+		slices.Sort(v)
+		b.Logf("%s: n=%d median %.1f ms, p90 %.1f, p99 %.1f, max %.1f", name, len(v), ms(v[len(v)/2]), ms(v[len(v)*9/10]), ms(v[len(v)*99/100]), ms(v[len(v)-1]))
+	}
+	var gaps, costs, bcost, bsince []time.Duration
+	for k := 1; k < len(pubs); k++ {
+		gaps = append(gaps, pubs[k].published.Sub(pubs[k-1].published))
+		costs = append(costs, pubs[k].cost)
+	}
+	full := 0
+	for _, r := range builds {
+		bcost = append(bcost, r.Cost)
+		bsince = append(bsince, r.Since)
+		if r.Full {
+			full++
+		}
+	}
+	var moved []time.Duration
+	for _, r := range builds {
+		if r.Index.Moved > 0 {
+			moved = append(moved, r.Cost)
+		}
+	}
+	dist("build cost when positions moved", moved)
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	var pauses []time.Duration
+	for i := range min(int(ms0.NumGC), len(ms0.PauseNs)) {
+		pauses = append(pauses, time.Duration(ms0.PauseNs[i]))
+	}
+	dist("GC pause (last 256)", pauses)
+	b.Logf("GC: %d cycles, heap %d MB", ms0.NumGC, ms0.HeapAlloc>>20)
+	dist("publish gap", gaps)
+	dist("publish cost", costs)
+	dist("build cost", bcost)
+	dist("build gap", bsince)
+	b.Logf("%d builds, %d full", len(builds), full)
 }

@@ -3,6 +3,7 @@ package lod
 import (
 	"math"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/gotracy/gotracy/model"
 )
@@ -39,12 +40,12 @@ func Extend(prev *Index, t *model.Trace) *Index {
 	}
 	shared := prev.extended.CompareAndSwap(false, true) // ours to append into
 	pt := prev.trace
-	return index(t, func(ix *Index, k int) levels {
+	return index(t, func(ix *Index, k int) (levels, how) {
 		zl := &t.Threads[k].Zones
 		if k < len(prev.cpu) && k < len(pt.Threads) && pt.Threads[k].ID == t.Threads[k].ID && continues(&pt.Threads[k].Zones, zl) {
 			return extendCPULevels(&prev.cpu[k], zl, ix.last, shared)
 		}
-		return buildCPULevels(zl, ix.last)
+		return buildCPULevels(zl, ix.last), how{kind: built}
 	})
 }
 
@@ -68,25 +69,38 @@ func continues(old, zl *model.ZoneList) bool {
 }
 
 // extendCPULevels is old (the levels of zl's first old.n() zones in an
-// earlier snapshot) extended by zl's later zones. inPlace says the new
-// entries may go into the room of old's regions.
-func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) levels {
+// earlier snapshot) extended by zl's later zones. ownRoom says the new
+// entries may go into the room of old's regions (and the spare array
+// Grow prepared for them). It also says how it made them.
+func extendCPULevels(old *levels, zl *model.ZoneList, last int64, ownRoom bool) (levels, how) {
 	n0 := 0
 	for d := range old.depth() {
 		n0 += int(old.count(d))
 	}
-	n := zl.Len()
 	if n0 == 0 {
-		return buildCPULevels(zl, last)
+		return buildCPULevels(zl, last), how{kind: fresh}
 	}
-	src := cpuSrc{zl, last}
+	if ownRoom && old.end != nil {
+		// One pass: each new zone's position goes straight into the room
+		// of its depth. Should a depth's room run out (or a new depth
+		// appear), what was written there is left (no index reads past its
+		// own entries, and nobody else appends into this room) and the
+		// zones are placed again below, in a larger array.
+		if lv, ok := extendInPlace(old, zl, last, n0); ok {
+			return lv, how{kind: inPlace}
+		}
+	}
+	return extendMoved(old, zl, last, n0, ownRoom)
+}
 
-	// The stack of open ancestors a from-scratch build would have just
-	// before zone n0: a chain of the last zones of depths 0, 1, ... (an
-	// ancestor of a later zone has no later sibling yet), each taken while
-	// its subtree, as zl now says, reaches past n0-1.
-	var stack []uint32 // subtree ends, as in buildCPULevels
-	top := uint32(math.MaxUint32)
+// resume is the state a from-scratch build of zl would have just before
+// zone n0, from old: the stack of open ancestors (a chain of the last
+// zones of depths 0, 1, ..., each taken while its subtree, as zl now
+// says, reaches past n0-1) and each depth's bounds accumulator, prev's
+// last block streamed again (it holds the zone that was open in prev, and
+// its gap to the next entry was unknown).
+func resume(old *levels, src cpuSrc, n0 int) (stack []uint32, top uint32, acc []depthAcc) {
+	top = uint32(math.MaxUint32)
 	prevZ := int64(-1)
 	for d := range old.depth() {
 		if old.count(d) == 0 || len(stack) >= math.MaxUint16 {
@@ -107,17 +121,12 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 		stack = append(stack, nx)
 		top, prevZ = nx, int64(z)
 	}
-
-	// Bounds: prev's blocks before its last are final. The last block
-	// (which holds the zone still open in prev, and whose gap to the next
-	// entry was unknown) is streamed again from prev's positions, then
-	// every new zone, through the accumulators of boundsBuilder.
 	od := old.depth()
-	acc := make([]depthAcc, od, od+1)
+	acc = make([]depthAcc, od, od+1)
 	for d := range od {
-		first := (old.count(d) - 1) >> blockShift // count > 0: a chain's depth or shallower
-		if old.count(d) == 0 {
-			first = 0
+		first := uint32(0)
+		if old.count(d) > 0 {
+			first = (old.count(d) - 1) >> blockShift
 		}
 		a := &acc[d]
 		a.bounds = make([]uint8, first, first+(old.count(d)>>blockShift)/2+2)
@@ -127,6 +136,73 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 			a.add(src.start(z), src.end(z))
 		}
 	}
+	return stack, top, acc
+}
+
+// extendInPlace writes the positions of zl's zones from n0 on into the
+// room of old's regions as it walks them; false when a depth's room ran
+// out or a depth old does not have appeared.
+func extendInPlace(old *levels, zl *model.ZoneList, last int64, n0 int) (levels, bool) {
+	stack, top, acc := resume(old, cpuSrc{zl, last}, n0)
+	od := old.depth()
+	pos := old.pos
+	wend := make([]uint32, od)
+	copy(wend, old.end)
+	limit := old.off[1:]
+	org := zl.Origin()
+	chunks := zl.Chunks()
+	base := n0 &^ (model.ZoneChunkLen - 1)
+	for ci := n0 / model.ZoneChunkLen; ci < len(chunks); ci++ {
+		chunk := chunks[ci]
+		j0 := 0
+		if base < n0 {
+			j0 = n0 - base
+		}
+		for j := j0; j < len(chunk); j++ {
+			z := &chunk[j]
+			u := uint32(base + j)
+			for u >= top {
+				stack = stack[:len(stack)-1]
+				top = math.MaxUint32
+				if len(stack) > 0 {
+					top = stack[len(stack)-1]
+				}
+			}
+			d := len(stack)
+			if d >= od || wend[d] == limit[d] {
+				return levels{}, false
+			}
+			pos[wend[d]] = u
+			wend[d]++
+			zs, ze := z.Start(), z.End()
+			if ze < 0 {
+				ze = max(last, zs)
+			}
+			acc[d].add(zs, ze)
+			if nx := z.Next() - org; nx > u+1 && len(stack) < math.MaxUint16 {
+				nx = min(nx, top)
+				stack = append(stack, nx)
+				top = nx
+			}
+		}
+		base += len(chunk)
+	}
+	lv := levels{off: old.off, end: wend, pos: pos, bounds: make([][]uint8, od), slot: old.slot}
+	for d := range acc {
+		a := &acc[d]
+		lv.bounds[d] = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0))))) // the last, partial block
+	}
+	return lv, true
+}
+
+// extendMoved places old's positions and zl's new zones in an array with
+// room: the spare Grow prepared when it fits (only the positions written
+// since Grow are copied then), else a new one with room for half as many
+// again as each depth holds.
+func extendMoved(old *levels, zl *model.ZoneList, last int64, n0 int, ownRoom bool) (levels, how) {
+	n := zl.Len()
+	stack, top, acc := resume(old, cpuSrc{zl, last}, n0)
+	od := old.depth()
 
 	// The depth of every new zone, as buildCPULevels finds it.
 	depth := make([]uint16, n-n0)
@@ -172,25 +248,34 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 	for _, d := range depth {
 		add[d]++
 	}
-	lv := levels{off: make([]uint32, nd+1), end: make([]uint32, nd), bounds: make([][]uint8, nd)}
-	fits := inPlace && nd == od
-	if fits {
+	lv := levels{end: make([]uint32, nd), bounds: make([][]uint8, nd), slot: new(growSlot)}
+	h := how{kind: moved}
+	var sp *spare
+	if ownRoom && old.slot != nil {
+		sp = old.slot.sp.Swap(nil) // ours alone: only the room's owner gets here
+	}
+	if sp != nil && len(sp.copied) == nd && nd == od {
 		for d := range nd {
-			if old.off[d+1] < old.hi(d)+add[d] {
-				fits = false
+			if sp.off[d+1]-sp.off[d] < old.count(d)+add[d] {
+				sp = nil
 				break
 			}
 		}
+	} else {
+		sp = nil
 	}
-	if fits {
-		copy(lv.off, old.off)
+	if sp != nil {
+		h.kind = spared
+		lv.off, lv.pos = sp.off, sp.pos
 		for d := range nd {
-			lv.end[d] = old.hi(d)
+			c := sp.copied[d]
+			lv.end[d] = lv.off[d] + c + uint32(copy(lv.pos[lv.off[d]+c:], old.pos[old.lo(d)+c:old.hi(d)]))
+			h.moved += int64(old.count(d) - c)
 		}
-		lv.pos = old.pos
 	} else {
 		// A new array with room: half as much again as each depth holds
 		// now, and at least a block.
+		lv.off = make([]uint32, nd+1)
 		for d := range nd {
 			c := add[d]
 			if d < od {
@@ -203,6 +288,7 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 			lv.end[d] = lv.off[d]
 			if d < od {
 				lv.end[d] += uint32(copy(lv.pos[lv.off[d]:], old.pos[old.lo(d):old.hi(d)]))
+				h.moved += int64(old.count(d))
 			}
 		}
 	}
@@ -214,7 +300,62 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, inPlace bool) 
 		a := &acc[d]
 		lv.bounds[d] = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0))))) // the last, partial block
 	}
-	return lv
+	return lv, h
+}
+
+// growSlot is shared by the levels of one positions array (an index and
+// the extensions that appended into its room): the spare array Grow made
+// for the extension that will need more room.
+type growSlot struct{ sp atomic.Pointer[spare] }
+
+// spare is a larger positions array with the positions of each depth
+// copied up to copied[d] (what the index Grow ran on held).
+type spare struct {
+	off    []uint32 // region starts, len depths+1
+	copied []uint32 // per depth, positions copied from the region's start
+	pos    []uint32
+}
+
+// Grow makes the next extensions cheap ahead of time, off the path from a
+// new snapshot to its index: for every CPU thread whose positions have
+// less room left than a quarter of what a depth holds (an index made by
+// Build has none), it makes the larger array an extension would otherwise
+// have to move them to, with twice the room each depth holds now, and
+// copies the positions so far into it; the extension that runs out of
+// room takes it and copies only what was added since. It reports the
+// positions it copied. ix is not changed for its readers, and Grow may
+// run while ix is extended (it reads only positions ix itself holds,
+// which are never written again); it must not run twice at once on the
+// same index.
+func (ix *Index) Grow() (copied int64) {
+	for k := range ix.cpu {
+		lv := &ix.cpu[k]
+		nd := lv.depth()
+		if lv.slot == nil || nd == 0 || lv.slot.sp.Load() != nil {
+			continue
+		}
+		need := false
+		for d := range nd {
+			if room := lv.off[d+1] - lv.hi(d); room*4 < lv.count(d) {
+				need = true
+			}
+		}
+		if !need {
+			continue
+		}
+		sp := &spare{off: make([]uint32, nd+1), copied: make([]uint32, nd)}
+		for d := range nd {
+			c := lv.count(d)
+			sp.off[d+1] = sp.off[d] + 2*c + blockLen
+		}
+		sp.pos = make([]uint32, sp.off[nd])
+		for d := range nd {
+			sp.copied[d] = uint32(copy(sp.pos[sp.off[d]:], lv.pos[lv.lo(d):lv.hi(d)]))
+			copied += int64(sp.copied[d])
+		}
+		lv.slot.sp.CompareAndSwap(nil, sp)
+	}
+	return copied
 }
 
 // add streams the next entry of the depth past the accumulator, as
