@@ -3,7 +3,7 @@ package lod
 import (
 	"math"
 	"math/bits"
-	"sync/atomic"
+	"sync"
 
 	"github.com/gotracy/gotracy/model"
 )
@@ -45,7 +45,11 @@ func Extend(prev *Index, t *model.Trace) *Index {
 		if k < len(prev.cpu) && k < len(pt.Threads) && pt.Threads[k].ID == t.Threads[k].ID && continues(&pt.Threads[k].Zones, zl) {
 			return extendCPULevels(&prev.cpu[k], zl, ix.last, shared)
 		}
-		return buildCPULevels(zl, ix.last), how{kind: built}
+		h := how{kind: built}
+		if k >= len(prev.cpu) || k >= len(pt.Threads) {
+			h.kind = fresh // a thread prev did not have
+		}
+		return buildCPULevels(zl, ix.last), h
 	})
 }
 
@@ -252,14 +256,25 @@ func extendMoved(old *levels, zl *model.ZoneList, last int64, n0 int, ownRoom bo
 	h := how{kind: moved}
 	var sp *spare
 	if ownRoom && old.slot != nil {
-		sp = old.slot.sp.Swap(nil) // ours alone: only the room's owner gets here
+		sp = old.slot.take() // ours alone: only the room's owner gets here
 	}
-	if sp != nil && len(sp.copied) == nd && nd == od {
-		for d := range nd {
-			if sp.off[d+1]-sp.off[d] < old.count(d)+add[d] {
+	if sp != nil && len(sp.copied) == od && nd >= od {
+		// Old depths in their regions, new ones after the last.
+		off := make([]uint32, nd+1)
+		copy(off, sp.off)
+		for d := od; d < nd; d++ {
+			off[d+1] = off[d] + add[d] + blockLen
+		}
+		if off[nd] > uint32(len(sp.pos)) {
+			sp = nil
+		}
+		for d := range od {
+			if sp != nil && sp.off[d+1]-sp.off[d] < old.count(d)+add[d] {
 				sp = nil
-				break
 			}
+		}
+		if sp != nil {
+			sp.off = off
 		}
 	} else {
 		sp = nil
@@ -268,9 +283,12 @@ func extendMoved(old *levels, zl *model.ZoneList, last int64, n0 int, ownRoom bo
 		h.kind = spared
 		lv.off, lv.pos = sp.off, sp.pos
 		for d := range nd {
-			c := sp.copied[d]
-			lv.end[d] = lv.off[d] + c + uint32(copy(lv.pos[lv.off[d]+c:], old.pos[old.lo(d)+c:old.hi(d)]))
-			h.moved += int64(old.count(d) - c)
+			lv.end[d] = lv.off[d]
+			if d < od {
+				c := sp.copied[d]
+				lv.end[d] += c + uint32(copy(lv.pos[lv.off[d]+c:], old.pos[old.lo(d)+c:old.hi(d)]))
+				h.moved += int64(old.count(d) - c)
+			}
 		}
 	} else {
 		// A new array with room: half as much again as each depth holds
@@ -306,7 +324,26 @@ func extendMoved(old *levels, zl *model.ZoneList, last int64, n0 int, ownRoom bo
 // growSlot is shared by the levels of one positions array (an index and
 // the extensions that appended into its room): the spare array Grow made
 // for the extension that will need more room.
-type growSlot struct{ sp atomic.Pointer[spare] }
+type growSlot struct {
+	mu   sync.Mutex
+	sp   *spare
+	done bool // an extension moved the positions away: no more spares
+}
+
+// take hands the spare (nil: none) to the extension that moves the
+// positions, and closes the slot.
+func (g *growSlot) take() *spare {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	sp := g.sp
+	g.sp, g.done = nil, true
+	return sp
+}
+
+// spareDepthRoom is the room a spare array has after its regions for
+// depths that appear after Grow (a region of blockLen each, and twice as
+// much for the first).
+const spareDepthRoom = 8 * blockLen
 
 // spare is a larger positions array with the positions of each depth
 // copied up to copied[d] (what the index Grow ran on held).
@@ -321,17 +358,38 @@ type spare struct {
 // less room left than a quarter of what a depth holds (an index made by
 // Build has none), it makes the larger array an extension would otherwise
 // have to move them to, with twice the room each depth holds now, and
-// copies the positions so far into it; the extension that runs out of
-// room takes it and copies only what was added since. It reports the
-// positions it copied. ix is not changed for its readers, and Grow may
-// run while ix is extended (it reads only positions ix itself holds,
-// which are never written again); it must not run twice at once on the
-// same index.
+// copies the positions so far into it; called again on a later index of
+// the same array, it copies the positions added since. The extension that
+// runs out of room takes the array and copies only what Grow has not. It
+// reports the positions it copied. ix is not changed for its readers, and
+// Grow may run while ix is extended (it reads only positions ix itself
+// holds, which are never written again); it must not run twice at once on
+// indices of the same capture.
 func (ix *Index) Grow() (copied int64) {
 	for k := range ix.cpu {
 		lv := &ix.cpu[k]
 		nd := lv.depth()
-		if lv.slot == nil || nd == 0 || lv.slot.sp.Load() != nil {
+		g := lv.slot
+		if g == nil || nd == 0 {
+			continue
+		}
+		g.mu.Lock()
+		sp, done := g.sp, g.done
+		if sp != nil && len(sp.copied) == nd {
+			// Top up: the positions added since (the extension that takes
+			// the spare waits for this, which is short).
+			for d := range nd {
+				c := sp.copied[d]
+				if lv.count(d) <= c || sp.off[d]+lv.count(d) > sp.off[d+1] {
+					continue // full: the extension will see it does not fit
+				}
+				n := copy(sp.pos[sp.off[d]+c:sp.off[d+1]], lv.pos[lv.lo(d)+c:lv.hi(d)])
+				sp.copied[d] += uint32(n)
+				copied += int64(n)
+			}
+		}
+		g.mu.Unlock()
+		if sp != nil || done {
 			continue
 		}
 		need := false
@@ -343,17 +401,24 @@ func (ix *Index) Grow() (copied int64) {
 		if !need {
 			continue
 		}
-		sp := &spare{off: make([]uint32, nd+1), copied: make([]uint32, nd)}
+		// The big copy outside the lock: an extension that needs the room
+		// meanwhile moves the positions itself, as without Grow.
+		sp = &spare{off: make([]uint32, nd+1), copied: make([]uint32, nd)}
 		for d := range nd {
 			c := lv.count(d)
 			sp.off[d+1] = sp.off[d] + 2*c + blockLen
 		}
-		sp.pos = make([]uint32, sp.off[nd])
+		// And room after the last region for depths that may appear.
+		sp.pos = make([]uint32, sp.off[nd]+spareDepthRoom)
 		for d := range nd {
 			sp.copied[d] = uint32(copy(sp.pos[sp.off[d]:], lv.pos[lv.lo(d):lv.hi(d)]))
 			copied += int64(sp.copied[d])
 		}
-		lv.slot.sp.CompareAndSwap(nil, sp)
+		g.mu.Lock()
+		if g.sp == nil && !g.done {
+			g.sp = sp
+		}
+		g.mu.Unlock()
 	}
 	return copied
 }

@@ -107,6 +107,7 @@ func TestExtendMatchesBuildSynthetic(t *testing.T) {
 	var old []*Index
 	var oldTL []*Timeline
 	var total Stats
+	tail := 0
 	for step := 0; ; step++ {
 		done := true
 		for k := range n {
@@ -131,9 +132,12 @@ func TestExtendMatchesBuildSynthetic(t *testing.T) {
 		total.InPlace += st.InPlace
 		total.Moved += st.Moved
 		total.Spared += st.Spared
-		if g := []*Index{ix, prev}[r.IntN(2)]; r.IntN(2) == 0 && g != nil {
+		if st.Spared > 0 && st.MovedEntries > 0 {
+			tail++
+		}
+		if g := []*Index{ix, prev}[step%2]; g != nil {
 			// The larger array made ahead of time, from this index or
-			// the one before (so the positions added since are copied
+			// the one before (so the positions this one added are copied
 			// when it is taken): later extensions that run out of room
 			// take it.
 			g.Grow()
@@ -162,8 +166,8 @@ func TestExtendMatchesBuildSynthetic(t *testing.T) {
 			break
 		}
 	}
-	if total.InPlace == 0 || total.Moved == 0 || total.Spared == 0 {
-		t.Fatalf("the extensions did not take every path: %+v", total)
+	if total.InPlace == 0 || total.Moved == 0 || total.Spared == 0 || tail == 0 {
+		t.Fatalf("the extensions did not take every path: %+v, %d copied the positions added after Grow", total, tail)
 	}
 	// The older indices still answer what they answered.
 	for i, ix := range old {
