@@ -325,10 +325,17 @@ func BenchmarkLiveLatency(b *testing.B) {
 		lat = append(lat, time.Since(sent))
 		probes = append(probes, probeRec{sent, time.Now(), gen})
 	}
-	if os.Getenv("GOTRACY_LATENCY_DETAIL") != "" {
+	if path := os.Getenv("GOTRACY_LATENCY_DETAIL"); path != "" {
 		pubMu.Lock()
-		latencyDetail(b, probes, base, pubs, l.BuildLog())
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		latencyDetail(f, probes, base, pubs, l.BuildLog())
 		pubMu.Unlock()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
@@ -355,12 +362,13 @@ type probeRec struct {
 	gen        uint64
 }
 
-// latencyDetail logs where the time of the slowest probes went: until a
+// latencyDetail writes where the time of the slowest probes went: until a
 // snapshot held the probe, until a Server of it was built, until the
 // probe's poll saw it; and the distributions of publish gaps and costs and
 // of build costs and gaps.
-func latencyDetail(b *testing.B, probes []probeRec, base int, pubs []pubRec, builds []viewer.BuildRecord) {
+func latencyDetail(w io.Writer, probes []probeRec, base int, pubs []pubRec, builds []viewer.BuildRecord) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	logf := func(f string, a ...any) { fmt.Fprintf(w, f+"\n", a...) }
 	for i, pr := range probes {
 		lat := pr.seen.Sub(pr.sent)
 		if lat < 250*time.Millisecond {
@@ -368,7 +376,7 @@ func latencyDetail(b *testing.B, probes []probeRec, base int, pubs []pubRec, bui
 		}
 		k := slices.IndexFunc(pubs, func(p pubRec) bool { return p.messages >= base+i+1 })
 		if k < 0 {
-			b.Logf("probe %d: %.0f ms, no snapshot recorded holds it", i+1, ms(lat))
+			logf("probe %d: %.0f ms, no snapshot recorded holds it", i+1, ms(lat))
 			continue
 		}
 		pb := pubs[k]
@@ -383,14 +391,14 @@ func latencyDetail(b *testing.B, probes []probeRec, base int, pubs []pubRec, bui
 			line += fmt.Sprintf("; server gen %d build started %.0f ms after publish (%.0f ms after the previous build), cost %.0f ms, full %v %+v; seen %.0f ms after it (answered by gen %d)",
 				r.Gen, ms(r.Start.Sub(pb.published)), ms(r.Since), ms(r.Cost), r.Full, r.Index, ms(pr.seen.Sub(r.Start.Add(r.Cost))), pr.gen)
 		}
-		b.Log(line)
+		logf("%s", line)
 	}
 	dist := func(name string, v []time.Duration) {
 		if len(v) == 0 {
 			return
 		}
 		slices.Sort(v)
-		b.Logf("%s: n=%d median %.1f ms, p90 %.1f, p99 %.1f, max %.1f", name, len(v), ms(v[len(v)/2]), ms(v[len(v)*9/10]), ms(v[len(v)*99/100]), ms(v[len(v)-1]))
+		logf("%s: n=%d median %.1f ms, p90 %.1f, p99 %.1f, max %.1f", name, len(v), ms(v[len(v)/2]), ms(v[len(v)*9/10]), ms(v[len(v)*99/100]), ms(v[len(v)-1]))
 	}
 	var gaps, costs, bcost, bsince []time.Duration
 	for k := 1; k < len(pubs); k++ {
@@ -398,6 +406,11 @@ func latencyDetail(b *testing.B, probes []probeRec, base int, pubs []pubRec, bui
 		costs = append(costs, pubs[k].cost)
 	}
 	full := 0
+	for _, r := range builds {
+		if r.Cost > 200*time.Millisecond {
+			logf("slow build: gen %d, %d zones (%d new), %.0f ms, full %v, %+v, %.0f ms after the previous", r.Gen, r.Zones, r.Added, ms(r.Cost), r.Full, r.Index, ms(r.Since))
+		}
+	}
 	for _, r := range builds {
 		bcost = append(bcost, r.Cost)
 		bsince = append(bsince, r.Since)
@@ -419,10 +432,10 @@ func latencyDetail(b *testing.B, probes []probeRec, base int, pubs []pubRec, bui
 		pauses = append(pauses, time.Duration(ms0.PauseNs[i]))
 	}
 	dist("GC pause (last 256)", pauses)
-	b.Logf("GC: %d cycles, heap %d MB", ms0.NumGC, ms0.HeapAlloc>>20)
+	logf("GC: %d cycles, heap %d MB", ms0.NumGC, ms0.HeapAlloc>>20)
 	dist("publish gap", gaps)
 	dist("publish cost", costs)
 	dist("build cost", bcost)
 	dist("build gap", bsince)
-	b.Logf("%d builds, %d full", len(builds), full)
+	logf("%d builds, %d full", len(builds), full)
 }
