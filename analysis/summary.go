@@ -121,6 +121,18 @@ func Summarize(t *model.Trace) *Summary { return SummarizePlots(t, PlotsInTracyO
 // PlotsInTracyOrder(t) (the viewer): rebuilding the memory plots is the
 // dearest part of a summary of a trace with millions of allocations.
 func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
+	s, _ := SummarizeFrom(nil, t, plots)
+	return s
+}
+
+// SummarizeFrom is SummarizePlots for a trace that grows (a live
+// capture's snapshots): prev is what an earlier call returned for an
+// earlier snapshot of the same capture (nil: none), and the pass over the
+// zones, the one part of a summary that is a pass over every zone, walks
+// only the zones added since, as lod.Extend does for the index. The
+// returned tally is for the next call. What else a summary counts (memory
+// events, plots, locks, ...) is counted afresh.
+func SummarizeFrom(prev *ZoneTally, t *model.Trace, plots []model.Plot) (*Summary, *ZoneTally) {
 	md := &t.Metadata
 	s := &Summary{
 		Program:          md.CaptureProgram,
@@ -159,7 +171,6 @@ func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
 	}
 	s.TimeSpanNs = s.LastTime - s.FirstTime
 
-	var ends []int
 	for i := range t.Threads {
 		th := &t.Threads[i]
 		if th.IsFiber {
@@ -169,31 +180,14 @@ func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
 		}
 		s.Samples += uint64(len(th.Samples))
 		s.CtxSwitchSamples += uint64(len(th.CtxSwitchSamples))
-		zones := &th.Zones
-		s.Zones += uint64(zones.Len())
-		// One flat pass over the chunks: the counts, and the depth as
-		// model.Walk computes it (ends of the open ancestors on a stack).
-		ends = ends[:0]
-		base, prev := 0, 0 // the runs' running start (the first may be short)
-		for _, chunk := range zones.Chunks() {
-			base, prev = base+prev, len(chunk)
-			for j := range chunk {
-				z, zi := &chunk[j], base+j
-				for len(ends) > 0 && zi >= ends[len(ends)-1] {
-					ends = ends[:len(ends)-1]
-				}
-				s.MaxZoneDepth = max(s.MaxZoneDepth, len(ends)+1)
-				switch e := z.End(); {
-				case e < 0:
-					s.ZonesUnended++
-				case e <= z.Start():
-					s.ZonesZeroLength++
-				}
-				if n := zones.NextOf(z); n > zi+1 {
-					ends = append(ends, n)
-				}
-			}
-		}
+	}
+	tally := prev.extend(t)
+	for i := range tally.threads {
+		tt := &tally.threads[i]
+		s.Zones += uint64(tt.n)
+		s.ZonesZeroLength += tt.zeroClosed
+		s.ZonesUnended += uint64(len(tt.open))
+		s.MaxZoneDepth = max(s.MaxZoneDepth, tt.maxDepth)
 	}
 	for i := range t.GpuContexts {
 		for j := range t.GpuContexts[i].Timelines {
@@ -257,7 +251,7 @@ func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
 	for i := range t.Sections {
 		s.Sections += len(t.Sections[i].Items)
 	}
-	return s
+	return s, tally
 }
 
 // cString cuts a fixed-size field at its first NUL.

@@ -155,8 +155,9 @@ func NewLive(src LiveSource, save SaveFunc, opts ...Option) (*Live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("viewer: embedded page missing: %w", err)
 	}
-	// The summary behind /api/v1/trace is made only when asked for.
-	opts = append(append([]Option(nil), opts...), withLazyReport())
+	// The summary behind /api/v1/trace is made only when asked for, and
+	// walks only the zones added since the last one made.
+	opts = append(append([]Option(nil), opts...), withLazyReport(), withTallies(new(tallyBox)))
 	l := &Live{src: src, save: save, opts: opts, ui: ui}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /api/v1/{$}", apiHandler(l.apiIndex))
