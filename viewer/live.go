@@ -79,6 +79,16 @@ type Live struct {
 	growing  atomic.Bool // a Grow runs
 	syncGrow bool        // tests: Grow on the building goroutine
 
+	// Memory: the newest Server whose memory index is built (memory.go
+	// prepareMemory), which answers memory requests while the current
+	// one's is built in the background.
+	memServer  atomic.Pointer[liveServer]
+	memBusy    atomic.Bool
+	memNext    atomic.Int64 // UnixNano before which no memory build starts
+	memWaited  atomic.Int64 // memory requests that waited for a build (none was ready)
+	memBuilds  atomic.Int64 // background memory builds
+	memPending atomic.Pointer[liveServer]
+
 	saveMu   sync.Mutex
 	lastSave atomic.Pointer[saveResult]
 }
@@ -248,6 +258,9 @@ func (l *Live) server() (*liveServer, error) {
 	if !st.Final {
 		l.grow(s.ix) // no extension follows the final trace's
 	}
+	if hasMemEvents(st.Trace) {
+		l.prepareMemory(ls)
+	}
 	l.logMu.Lock()
 	if len(l.buildLog) == maxBuildLog {
 		l.buildLog = append(l.buildLog[:0], l.buildLog[1:]...)
@@ -258,9 +271,53 @@ func (l *Live) server() (*liveServer, error) {
 	return ls, nil
 }
 
+// prepareMemory builds ls's memory index beside the requests (one build
+// at a time, the newest Server's; the next no sooner than
+// liveMemWaitFactor times the last one's cost after it), so memory
+// requests are answered at once: by ls once it is ready, by the newest
+// ready Server before.
+func (l *Live) prepareMemory(ls *liveServer) {
+	l.memPending.Store(ls)
+	l.kickMemory()
+}
+
+func (l *Live) kickMemory() {
+	if time.Now().UnixNano() < l.memNext.Load() || !l.memBusy.CompareAndSwap(false, true) {
+		return
+	}
+	ls := l.memPending.Swap(nil)
+	if ls == nil {
+		l.memBusy.Store(false)
+		return
+	}
+	go func() {
+		start := time.Now()
+		ls.s.prepareMemory()
+		l.memBuilds.Add(1)
+		if m := l.memServer.Load(); m == nil || m.state.Gen < ls.state.Gen {
+			l.memServer.Store(ls)
+		}
+		l.memNext.Store(time.Now().Add(liveMemWaitFactor * time.Since(start)).UnixNano())
+		l.memBusy.Store(false)
+	}()
+}
+
+// liveMemWaitFactor: a background memory build is followed no sooner than
+// this many times its cost (it is a pass over every allocation, seconds
+// at 10M), so it takes at most a fifth of a core from the capture.
+const liveMemWaitFactor = 4
+
 // dispatch answers every other API request from the newest trace's Server.
 func (l *Live) dispatch(w http.ResponseWriter, r *http.Request) {
 	ls, err := l.server()
+	if err == nil && isMemoryPath(r.URL.Path) && !ls.s.memoryReady() {
+		l.kickMemory() // a build the wait held back may start now
+		if m := l.memServer.Load(); m != nil {
+			ls = m // the newest trace whose memory data is ready
+		} else {
+			l.memWaited.Add(1) // none yet: this request builds it
+		}
+	}
 	if err != nil {
 		w.Header().Set("Cache-Control", "no-store")
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -2,15 +2,19 @@ package viewer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"net/http/httptest"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gotracy/gotracy/capture"
 	"github.com/gotracy/gotracy/internal/fixtures"
+	"github.com/gotracy/gotracy/model"
 )
 
 // chunkReader hands out raw piece bytes at a time, pausing before each,
@@ -125,4 +129,82 @@ func TestLiveWorkBounded(t *testing.T) {
 		t.Error("the final trace was not served")
 	}
 	t.Logf("%d builds, %d threads into Grow's arrays", len(log), spared)
+}
+
+// memTrace is synthTrace(2000, 2) with a pool of n allocations (every
+// third freed), as a capture that allocates would publish it.
+func memTrace(n int) *model.Trace {
+	tr := synthTrace(2000, 2)
+	ev := make([]model.MemEvent, n)
+	for i := range ev {
+		ev[i] = model.MemEvent{Ptr: uint64(0x1000 + 16*i), Size: uint64(16 + i%64), TimeAlloc: int64(i), TimeFree: -1}
+		if i%3 == 0 {
+			ev[i].TimeFree = int64(i + 5)
+		}
+	}
+	tr.MemPools = []model.MemPool{{Events: ev}}
+	return tr
+}
+
+// TestLiveMemoryReady: a live trace's memory data is built beside the
+// requests, so once the first trace's is ready no memory request waits
+// for an index to be built: each is answered by the newest trace whose
+// data is ready (its own count of allocations, checked against the trace
+// that answered), and the newest trace answers once its own is built.
+func TestLiveMemoryReady(t *testing.T) {
+	var src fakeLive
+	sizes := map[uint64]int{}
+	set := func(n int) {
+		src.set(memTrace(n), false)
+		sizes[src.get().Gen] = n
+	}
+	set(25_000)
+	l, err := NewLive(src.get, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(l.Handler())
+	defer ts.Close()
+	waitServed(t, ts)
+	for deadline := time.Now().Add(20 * time.Second); l.memServer.Load() == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first trace's memory data was never built")
+		}
+	}
+	answer := func() (gen uint64, allocs int) {
+		t.Helper()
+		resp, err := ts.Client().Get(ts.URL + "/api/v1/memory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var pools []struct{ Allocations int }
+		if err := json.NewDecoder(resp.Body).Decode(&pools); err != nil || resp.StatusCode != 200 || len(pools) != 1 {
+			t.Fatalf("memory: %d, %v, %+v", resp.StatusCode, err, pools)
+		}
+		gen, _ = strconv.ParseUint(resp.Header.Get("X-Gotracy-Gen"), 10, 64)
+		return gen, pools[0].Allocations
+	}
+	for i := range 6 {
+		set(50_000 * (i + 2))
+		li := waitServed(t, ts)
+		gen, n := answer()
+		if gen > li.Gen || n != sizes[gen] {
+			t.Fatalf("step %d: memory answered by trace %d with %d allocations; it has %d (newest %d)", i, gen, n, sizes[gen], li.Gen)
+		}
+	}
+	if w := l.memWaited.Load(); w != 0 {
+		t.Errorf("%d memory requests waited for an index to be built", w)
+	}
+	// The newest trace's own data comes.
+	newest := src.get().Gen
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if gen, n := answer(); gen == newest && n == sizes[newest] {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("memory requests never reached the newest trace")
+		}
+	}
+	t.Logf("%d background memory builds", l.memBuilds.Load())
 }
