@@ -256,7 +256,9 @@ func (l *Live) server() (*liveServer, error) {
 		rec.Added -= c.s.t.ZoneCount()
 	}
 	if !st.Final {
-		l.grow(s.ix) // no extension follows the final trace's
+		l.grow(s.ix)
+	} else {
+		s.ix.DropGrow() // no extension follows the final trace's
 	}
 	if hasMemEvents(st.Trace) {
 		l.prepareMemory(ls)

@@ -423,6 +423,34 @@ func (ix *Index) Grow() (copied int64) {
 	return copied
 }
 
+// DropGrow lets go of the arrays Grow prepared for ix's extensions, for an
+// index that will not be extended again (a live capture's final trace):
+// they hold twice the positions.
+func (ix *Index) DropGrow() {
+	for k := range ix.cpu {
+		if g := ix.cpu[k].slot; g != nil {
+			g.mu.Lock()
+			g.sp = nil
+			g.mu.Unlock()
+		}
+	}
+}
+
+// Spares is how many of ix's threads hold an array Grow prepared.
+func (ix *Index) Spares() int {
+	n := 0
+	for k := range ix.cpu {
+		if g := ix.cpu[k].slot; g != nil {
+			g.mu.Lock()
+			if g.sp != nil {
+				n++
+			}
+			g.mu.Unlock()
+		}
+	}
+	return n
+}
+
 // add streams the next entry of the depth past the accumulator, as
 // boundsBuilder.add does.
 func (a *depthAcc) add(zs, ze int64) {
