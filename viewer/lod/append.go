@@ -90,11 +90,38 @@ func extendCPULevels(old *levels, zl *model.ZoneList, last int64, ownRoom bool) 
 		// appear), what was written there is left (no index reads past its
 		// own entries, and nobody else appends into this room) and the
 		// zones are placed again below, in a larger array.
-		if lv, ok := extendInPlace(old, zl, last, n0); ok {
+		wend := make([]uint32, old.depth())
+		copy(wend, old.end)
+		if lv, ok := extendInto(old, zl, last, n0, old.pos, old.off, wend, old.slot); ok {
 			return lv, how{kind: inPlace}
 		}
 	}
-	return extendMoved(old, zl, last, n0, ownRoom)
+	if ownRoom && old.slot != nil {
+		// Into the array Grow prepared, in the same one pass, once the
+		// positions added since Grow are copied; should it not fit, the
+		// move below makes a new one.
+		if sp := old.slot.take(); sp != nil && len(sp.copied) == old.depth() {
+			od := old.depth()
+			wend := make([]uint32, od)
+			h := how{kind: spared}
+			fits := true
+			for d := range od {
+				c := sp.copied[d]
+				if sp.off[d]+old.count(d) > sp.off[d+1] {
+					fits = false
+					break
+				}
+				wend[d] = sp.off[d] + c + uint32(copy(sp.pos[sp.off[d]+c:], old.pos[old.lo(d)+c:old.hi(d)]))
+				h.moved += int64(old.count(d) - c)
+			}
+			if fits {
+				if lv, ok := extendInto(old, zl, last, n0, sp.pos, sp.off, wend, new(growSlot)); ok {
+					return lv, h
+				}
+			}
+		}
+	}
+	return extendMoved(old, zl, last, n0)
 }
 
 // resume is the state a from-scratch build of zl would have just before
@@ -143,16 +170,15 @@ func resume(old *levels, src cpuSrc, n0 int) (stack []uint32, top uint32, acc []
 	return stack, top, acc
 }
 
-// extendInPlace writes the positions of zl's zones from n0 on into the
-// room of old's regions as it walks them; false when a depth's room ran
-// out or a depth old does not have appeared.
-func extendInPlace(old *levels, zl *model.ZoneList, last int64, n0 int) (levels, bool) {
+// extendInto writes the positions of zl's zones from n0 on into pos as it
+// walks them, depth d's from wend[d] on up to its region's end off[d+1]
+// (old's own room, or Grow's array holding old's positions); false when a
+// depth's room ran out or a depth old does not have appeared. The levels
+// it returns use pos and off, with slot.
+func extendInto(old *levels, zl *model.ZoneList, last int64, n0 int, pos, off, wend []uint32, slot *growSlot) (levels, bool) {
 	stack, top, acc := resume(old, cpuSrc{zl, last}, n0)
 	od := old.depth()
-	pos := old.pos
-	wend := make([]uint32, od)
-	copy(wend, old.end)
-	limit := old.off[1:]
+	limit := off[1:]
 	org := zl.Origin()
 	chunks := zl.Chunks()
 	base := n0 &^ (model.ZoneChunkLen - 1)
@@ -191,7 +217,7 @@ func extendInPlace(old *levels, zl *model.ZoneList, last int64, n0 int) (levels,
 		}
 		base += len(chunk)
 	}
-	lv := levels{off: old.off, end: wend, pos: pos, bounds: make([][]uint8, od), slot: old.slot}
+	lv := levels{off: off, end: wend, pos: pos, bounds: make([][]uint8, od), slot: slot}
 	for d := range acc {
 		a := &acc[d]
 		lv.bounds[d] = append(a.bounds, uint8(bits.Len64(uint64(max(a.widest, 0))))) // the last, partial block
@@ -199,11 +225,9 @@ func extendInPlace(old *levels, zl *model.ZoneList, last int64, n0 int) (levels,
 	return lv, true
 }
 
-// extendMoved places old's positions and zl's new zones in an array with
-// room: the spare Grow prepared when it fits (only the positions written
-// since Grow are copied then), else a new one with room for half as many
-// again as each depth holds.
-func extendMoved(old *levels, zl *model.ZoneList, last int64, n0 int, ownRoom bool) (levels, how) {
+// extendMoved places old's positions and zl's new zones in a new array
+// with room for half as many again as each depth holds.
+func extendMoved(old *levels, zl *model.ZoneList, last int64, n0 int) (levels, how) {
 	n := zl.Len()
 	stack, top, acc := resume(old, cpuSrc{zl, last}, n0)
 	od := old.depth()
@@ -254,60 +278,22 @@ func extendMoved(old *levels, zl *model.ZoneList, last int64, n0 int, ownRoom bo
 	}
 	lv := levels{end: make([]uint32, nd), bounds: make([][]uint8, nd), slot: new(growSlot)}
 	h := how{kind: moved}
-	var sp *spare
-	if ownRoom && old.slot != nil {
-		sp = old.slot.take() // ours alone: only the room's owner gets here
+	// A new array with room: half as much again as each depth holds
+	// now, and at least a block.
+	lv.off = make([]uint32, nd+1)
+	for d := range nd {
+		c := add[d]
+		if d < od {
+			c += old.count(d)
+		}
+		lv.off[d+1] = lv.off[d] + c + max(c/2, blockLen)
 	}
-	if sp != nil && len(sp.copied) == od && nd >= od {
-		// Old depths in their regions, new ones after the last.
-		off := make([]uint32, nd+1)
-		copy(off, sp.off)
-		for d := od; d < nd; d++ {
-			off[d+1] = off[d] + add[d] + blockLen
-		}
-		if off[nd] > uint32(len(sp.pos)) {
-			sp = nil
-		}
-		for d := range od {
-			if sp != nil && sp.off[d+1]-sp.off[d] < old.count(d)+add[d] {
-				sp = nil
-			}
-		}
-		if sp != nil {
-			sp.off = off
-		}
-	} else {
-		sp = nil
-	}
-	if sp != nil {
-		h.kind = spared
-		lv.off, lv.pos = sp.off, sp.pos
-		for d := range nd {
-			lv.end[d] = lv.off[d]
-			if d < od {
-				c := sp.copied[d]
-				lv.end[d] += c + uint32(copy(lv.pos[lv.off[d]+c:], old.pos[old.lo(d)+c:old.hi(d)]))
-				h.moved += int64(old.count(d) - c)
-			}
-		}
-	} else {
-		// A new array with room: half as much again as each depth holds
-		// now, and at least a block.
-		lv.off = make([]uint32, nd+1)
-		for d := range nd {
-			c := add[d]
-			if d < od {
-				c += old.count(d)
-			}
-			lv.off[d+1] = lv.off[d] + c + max(c/2, blockLen)
-		}
-		lv.pos = make([]uint32, lv.off[nd])
-		for d := range nd {
-			lv.end[d] = lv.off[d]
-			if d < od {
-				lv.end[d] += uint32(copy(lv.pos[lv.off[d]:], old.pos[old.lo(d):old.hi(d)]))
-				h.moved += int64(old.count(d))
-			}
+	lv.pos = make([]uint32, lv.off[nd])
+	for d := range nd {
+		lv.end[d] = lv.off[d]
+		if d < od {
+			lv.end[d] += uint32(copy(lv.pos[lv.off[d]:], old.pos[old.lo(d):old.hi(d)]))
+			h.moved += int64(old.count(d))
 		}
 	}
 	for i, d := range depth {
