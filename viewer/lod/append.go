@@ -409,14 +409,15 @@ func (ix *Index) Grow() (copied int64) {
 	return copied
 }
 
-// DropGrow lets go of the arrays Grow prepared for ix's extensions, for an
-// index that will not be extended again (a live capture's final trace):
-// they hold twice the positions.
+// DropGrow lets go of the arrays Grow prepared for ix's extensions, and
+// makes later Grows of its arrays do nothing, for an index that will not
+// be extended again (a live capture's final trace): they hold twice the
+// positions. An extension of ix still works: it moves as without Grow.
 func (ix *Index) DropGrow() {
 	for k := range ix.cpu {
 		if g := ix.cpu[k].slot; g != nil {
 			g.mu.Lock()
-			g.sp = nil
+			g.sp, g.done = nil, true
 			g.mu.Unlock()
 		}
 	}
