@@ -125,7 +125,19 @@ func Summarize(t *model.Trace) *Summary { return SummarizePlots(t, PlotsInTracyO
 // PlotsInTracyOrder(t) (the viewer): rebuilding the memory plots is the
 // dearest part of a summary of a trace with millions of allocations.
 func SummarizePlots(t *model.Trace, plots []model.Plot) *Summary {
-	return summarize(t, plots, nil)
+	return summarize(t, plots, nil, nil)
+}
+
+// SummarizeFrom is SummarizePlots for a trace that grows (a live
+// capture's snapshots): prev is what an earlier call returned for an
+// earlier snapshot of the same capture (nil: none), and the pass over the
+// zones, the one part of a summary that is a pass over every zone, walks
+// only the zones added since, as lod.Extend does for the index. The
+// returned tally is for the next call. What else a summary counts (memory
+// events, plots, locks, ...) is counted afresh.
+func SummarizeFrom(prev *ZoneTally, t *model.Trace, plots []model.Plot) (*Summary, *ZoneTally) {
+	tally := prev.extend(t)
+	return summarize(t, plots, nil, tally), tally
 }
 
 // ZoneSummary is the part of Summarize that reads every zone (depth,
@@ -157,10 +169,12 @@ func SummarizeCounted(t *model.Trace, zs *ZoneSummary) *Summary {
 	if zs != nil && zs.threads != len(t.Threads) {
 		zs = nil
 	}
-	return summarize(t, PlotsInTracyOrder(t), zs)
+	return summarize(t, PlotsInTracyOrder(t), zs, nil)
 }
 
-func summarize(t *model.Trace, plots []model.Plot, zs *ZoneSummary) *Summary {
+// summarize counts t; the zone pass comes from tally (a live capture's),
+// from zs (counted while loading), or is made here.
+func summarize(t *model.Trace, plots []model.Plot, zs *ZoneSummary, tally *ZoneTally) *Summary {
 	md := &t.Metadata
 	s := &Summary{
 		Program:          md.CaptureProgram,
@@ -210,10 +224,15 @@ func summarize(t *model.Trace, plots []model.Plot, zs *ZoneSummary) *Summary {
 		s.CtxSwitchSamples += uint64(len(th.CtxSwitchSamples))
 		s.Zones += uint64(th.Zones.Len())
 	}
-	sums := []threadZoneSum{}
-	if zs != nil {
+	var sums []threadZoneSum
+	switch {
+	case tally != nil:
+		for i := range tally.threads {
+			sums = append(sums, tally.threads[i].sum())
+		}
+	case zs != nil:
 		sums = append(sums, zs.sum)
-	} else {
+	default:
 		sums = zoneSums(t, s.Zones)
 	}
 	for _, z := range sums {
@@ -342,30 +361,8 @@ func zoneSums(t *model.Trace, total uint64) []threadZoneSum {
 }
 
 // summarizeZones is one flat pass over a thread's chunks: the counts, and
-// the depth as model.Walk computes it (ends of the open ancestors on a
-// stack).
+// the depth as model.Walk computes it (the tally's walk from the start).
 func summarizeZones(zones *model.ZoneList) threadZoneSum {
-	var s threadZoneSum
-	var ends []int
-	base, prev := 0, 0 // the runs' running start (the first may be short)
-	for _, chunk := range zones.Chunks() {
-		base, prev = base+prev, len(chunk)
-		for j := range chunk {
-			z, zi := &chunk[j], base+j
-			for len(ends) > 0 && zi >= ends[len(ends)-1] {
-				ends = ends[:len(ends)-1]
-			}
-			s.maxDepth = max(s.maxDepth, len(ends)+1)
-			switch e := z.End(); {
-			case e < 0:
-				s.unended++
-			case e <= z.Start():
-				s.zeroLength++
-			}
-			if n := zones.NextOf(z); n > zi+1 {
-				ends = append(ends, n)
-			}
-		}
-	}
-	return s
+	tt := tallyThread(nil, 0, zones)
+	return tt.sum()
 }

@@ -25,8 +25,10 @@ import (
 // copies the rest: the chunks that hold an open zone (its end is still to
 // come) and everything else of the trace (model.Trace.Clone), which is
 // small beside the zones. The interval stretches to twenty times
-// the cost of the last snapshot, so publishing takes at most about 5 % of
-// the worker's time however large the trace grows.
+// the cost of the last snapshot (its thread's CPU time), at most
+// MaxPublishWait, so publishing takes at most about 5 % of the worker's
+// time however large the trace grows, unless a snapshot costs more than
+// 20 ms, and a reader sees new data within a bounded time.
 type Publisher struct {
 	interval time.Duration
 	cur      atomic.Pointer[Snapshot]
@@ -123,18 +125,45 @@ func (p *Publisher) due(w *worker, now time.Time) bool {
 	if now.UnixNano()-p.lastRead.Load() > int64(ReaderIdle) && p.gen > 0 {
 		return false
 	}
-	return now.Sub(p.lastPub) >= max(p.interval, 20*p.cost)
+	return now.Sub(p.lastPub) >= p.wait()
 }
+
+// wait is the least time between two snapshots: the interval, stretched
+// to twenty times the cost of the last snapshot so that publishing takes
+// at most about 5 % of the worker, but never past MaxPublishWait, so that
+// what the client sent reaches a reader in bounded time whatever a
+// snapshot cost. The cost is the worker thread's CPU time where the
+// system has that clock: a snapshot whose thread the machine set aside for
+// a while (a loaded machine, a GC pause) did not cost that while, and
+// stretching the next wait by twenty times it is what made the worst
+// latencies of a loaded machine seconds long.
+func (p *Publisher) wait() time.Duration {
+	return max(p.interval, min(20*p.cost, MaxPublishWait))
+}
+
+// MaxPublishWait bounds the wait between two snapshots (see
+// Publisher.wait): past it the data is at most this old plus the
+// snapshot's own cost when published, even when a snapshot costs more
+// than a twentieth of it (a trace of millions of memory events, which a
+// snapshot copies whole) and publishing then takes more than 5 % of the
+// worker.
+const MaxPublishWait = 400 * time.Millisecond
 
 // publish stores a snapshot of w's trace. It runs on the worker goroutine.
 func (p *Publisher) publish(w *worker, now time.Time) {
+	cpu0, cpuOK := threadCPU()
 	t := w.snapshot()
+	cpu1, _ := threadCPU()
 	p.gen++
 	p.lastPub, p.lastEvents = now, w.events
 	end := time.Now()
-	p.cost = end.Sub(now)
-	p.spent.Add(int64(p.cost))
-	p.store(&Snapshot{Trace: t, Gen: p.gen, Events: w.events, Zones: w.zones, Published: end, Cost: p.cost})
+	wall := end.Sub(now)
+	p.cost = wall
+	if c := cpu1 - cpu0; cpuOK && c >= 0 && c < wall {
+		p.cost = c // the same thread throughout (a goroutine may move)
+	}
+	p.spent.Add(int64(wall))
+	p.store(&Snapshot{Trace: t, Gen: p.gen, Events: w.events, Zones: w.zones, Published: end, Cost: wall})
 }
 
 // publishFinal stores the finished trace.

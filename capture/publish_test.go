@@ -162,3 +162,43 @@ func TestPublishOpenZones(t *testing.T) {
 		t.Errorf("checkSnapshot counted %d", got)
 	}
 }
+
+// TestPublishWaitBounded: however much a snapshot costs, the next one is
+// due within MaxPublishWait (a snapshot of a trace with millions of
+// memory events costs tens of ms; a loaded machine once made a 0.2 ms
+// snapshot look 200 ms long and held the next back 4 s), and the wait
+// follows the snapshot's own CPU cost, not the wall time around it.
+func TestPublishWaitBounded(t *testing.T) {
+	tr := model.New()
+	w := newWorker(tr, newQueryQueue(0, true))
+	w.timerMul = 1
+	// A trace whose snapshot costs something: a pool of 2M allocations,
+	// which a snapshot copies whole.
+	tr.MemPools = []model.MemPool{{Events: make([]model.MemEvent, 2_000_000)}}
+	p := NewPublisher(0)
+	p.Latest()
+	start := time.Now()
+	p.publish(w, start)
+	if wall := p.cur.Load().Cost; p.cost > wall {
+		t.Errorf("throttling cost %v is more than the snapshot's wall time %v", p.cost, wall)
+	}
+	if p.wait() < p.interval || p.wait() > max(p.interval, 20*p.cost) {
+		t.Errorf("wait %v after a snapshot of cost %v", p.wait(), p.cost)
+	}
+	for _, c := range []time.Duration{0, time.Millisecond, 30 * time.Millisecond, 10 * time.Second} {
+		p.cost = c
+		if got := p.wait(); got > MaxPublishWait || got < p.interval {
+			t.Errorf("cost %v: wait %v, want %v..%v", c, got, p.interval, MaxPublishWait)
+		}
+	}
+	// due says so: with something new, the next snapshot is due once
+	// MaxPublishWait has passed, even after a snapshot that cost seconds.
+	p.cost = 10 * time.Second
+	w.events++
+	if !p.due(w, p.lastPub.Add(MaxPublishWait)) {
+		t.Error("a snapshot is not due MaxPublishWait after one that cost 10 s")
+	}
+	if p.due(w, p.lastPub.Add(p.interval/2)) {
+		t.Error("a snapshot is due before the interval")
+	}
+}

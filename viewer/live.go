@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gotracy/gotracy/model"
+	"github.com/gotracy/gotracy/viewer/lod"
 )
 
 // LiveState is one state of a trace that is still growing, as its source
@@ -72,6 +73,22 @@ type Live struct {
 	builds    atomic.Int64 // Servers built
 	buildTime atomic.Int64 // ns spent building them, in all
 
+	logMu    sync.Mutex
+	buildLog []buildRecord // the last maxBuildLog builds, oldest first
+
+	growing  atomic.Bool // a Grow runs
+	syncGrow bool        // tests: Grow on the building goroutine
+
+	// Memory: the newest Server whose memory index is built (memory.go
+	// prepareMemory), which answers memory requests while the current
+	// one's is built in the background.
+	memServer  atomic.Pointer[liveServer]
+	memBusy    atomic.Bool
+	memNext    atomic.Int64 // UnixNano before which no memory build starts
+	memWaited  atomic.Int64 // memory requests that waited for a build (none was ready)
+	memBuilds  atomic.Int64 // background memory builds
+	memPending atomic.Pointer[liveServer]
+
 	saveMu   sync.Mutex
 	lastSave atomic.Pointer[saveResult]
 }
@@ -86,19 +103,48 @@ type liveServer struct {
 
 // wait is how long after this Server was built the next may be: a
 // multiple of its own cost, so that building takes a bounded share of the
-// machine. A from-scratch build is a pass over every zone and waits
-// liveRebuildFactor times its cost; an extension costs what came since the
-// previous trace, so waiting longer would only make the next one dearer
-// and the page later: it waits liveExtendFactor times its cost, at most
-// liveExtendMaxWait (an extension that had to move a lane's positions to a
-// larger array costs a copy of them, once per 1.5x growth, and must not
-// hold the page back for several times that).
+// machine, and never more than liveMaxWait, so that an event reaches the
+// page within a bounded time whatever a build cost. Only the first Server
+// is built from scratch: every later one extends the one before, so costs
+// what came since it, and waiting longer would only make the next dearer
+// and the page later.
 func (ls *liveServer) wait() time.Duration {
-	if ls.extended {
-		return min(liveExtendFactor*ls.cost, liveExtendMaxWait)
-	}
-	return liveRebuildFactor * ls.cost
+	return min(liveWaitFactor*ls.cost, liveMaxWait)
 }
+
+// buildRecord is one Server built for a published trace.
+type buildRecord struct {
+	Gen       uint64
+	Published time.Time // when the source published its trace
+	Start     time.Time
+	Cost      time.Duration
+	Full      bool          // the index was built from scratch
+	Index     lod.Stats     // how its threads were indexed
+	Since     time.Duration // from the previous Server's build to this one's start
+	Wait      time.Duration // the least time the previous Server had to be served
+	Zones     int           // the trace's zones
+	Added     int           // zones the previous Server's trace did not have
+}
+
+// grow prepares, beside the requests, the larger arrays the next
+// extensions of ix will need (lod.Index.Grow), so that no extension on
+// the way from a published trace to the page copies a lane's positions.
+// One Grow runs at a time; a newer index waits for the next build.
+func (l *Live) grow(ix *lod.Index) {
+	if l.syncGrow {
+		ix.Grow()
+		return
+	}
+	if !l.growing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer l.growing.Store(false)
+		ix.Grow()
+	}()
+}
+
+const maxBuildLog = 4096
 
 type saveResult struct {
 	Path  string `json:"path,omitempty"`
@@ -119,8 +165,9 @@ func NewLive(src LiveSource, save SaveFunc, opts ...Option) (*Live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("viewer: embedded page missing: %w", err)
 	}
-	// The summary behind /api/v1/trace is made only when asked for.
-	opts = append(append([]Option(nil), opts...), withLazyReport())
+	// The summary behind /api/v1/trace is made only when asked for, and
+	// walks only the zones added since the last one made.
+	opts = append(append([]Option(nil), opts...), withLazyReport(), withTallies(new(tallyBox)))
 	l := &Live{src: src, save: save, opts: opts, ui: ui}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /api/v1/{$}", apiHandler(l.apiIndex))
@@ -184,10 +231,13 @@ func (l *Live) server() (*liveServer, error) {
 	start := time.Now()
 	opts := l.opts
 	extended := false
-	if c := l.cur.Load(); c != nil && !st.Final {
+	if c := l.cur.Load(); c != nil {
 		extended = true
 		// The newest trace extends the served one: index only what came
-		// since (the final trace is indexed afresh, as a file is).
+		// since. The final trace too: it is the last snapshot's trace
+		// completed as a snapshot is (capture's finish), and indexing it
+		// afresh would be the one pass over every zone left on the way
+		// from the client to the page.
 		opts = append(opts[:len(opts):len(opts)], withPrevIndex(c.s.ix))
 	}
 	s, err := New(st.Trace, opts...)
@@ -198,13 +248,78 @@ func (l *Live) server() (*liveServer, error) {
 	ls.cost = ls.built.Sub(start)
 	l.builds.Add(1)
 	l.buildTime.Add(int64(ls.cost))
+	rec := buildRecord{Gen: st.Gen, Published: st.Published, Start: start, Cost: ls.cost, Full: !extended, Index: s.ix.Stats(), Zones: st.Trace.ZoneCount()}
+	rec.Added = rec.Zones
+	if c := l.cur.Load(); c != nil {
+		rec.Since = start.Sub(c.built)
+		rec.Wait = c.wait()
+		rec.Added -= c.s.t.ZoneCount()
+	}
+	if !st.Final {
+		l.grow(s.ix)
+	} else {
+		s.ix.DropGrow() // no extension follows the final trace's
+	}
+	if hasMemEvents(st.Trace) {
+		l.prepareMemory(ls)
+	}
+	l.logMu.Lock()
+	if len(l.buildLog) == maxBuildLog {
+		l.buildLog = append(l.buildLog[:0], l.buildLog[1:]...)
+	}
+	l.buildLog = append(l.buildLog, rec)
+	l.logMu.Unlock()
 	l.cur.Store(ls)
 	return ls, nil
 }
 
+// prepareMemory builds ls's memory index beside the requests (one build
+// at a time, the newest Server's; the next no sooner than
+// liveMemWaitFactor times the last one's cost after it), so memory
+// requests are answered at once: by ls once it is ready, by the newest
+// ready Server before.
+func (l *Live) prepareMemory(ls *liveServer) {
+	l.memPending.Store(ls)
+	l.kickMemory()
+}
+
+func (l *Live) kickMemory() {
+	if time.Now().UnixNano() < l.memNext.Load() || !l.memBusy.CompareAndSwap(false, true) {
+		return
+	}
+	ls := l.memPending.Swap(nil)
+	if ls == nil {
+		l.memBusy.Store(false)
+		return
+	}
+	go func() {
+		start := time.Now()
+		ls.s.prepareMemory()
+		l.memBuilds.Add(1)
+		if m := l.memServer.Load(); m == nil || m.state.Gen < ls.state.Gen {
+			l.memServer.Store(ls)
+		}
+		l.memNext.Store(time.Now().Add(liveMemWaitFactor * time.Since(start)).UnixNano())
+		l.memBusy.Store(false)
+	}()
+}
+
+// liveMemWaitFactor: a background memory build is followed no sooner than
+// this many times its cost (it is a pass over every allocation, seconds
+// at 10M), so it takes at most a fifth of a core from the capture.
+const liveMemWaitFactor = 4
+
 // dispatch answers every other API request from the newest trace's Server.
 func (l *Live) dispatch(w http.ResponseWriter, r *http.Request) {
 	ls, err := l.server()
+	if err == nil && isMemoryPath(r.URL.Path) && !ls.s.memoryReady() {
+		l.kickMemory() // a build the wait held back may start now
+		if m := l.memServer.Load(); m != nil {
+			ls = m // the newest trace whose memory data is ready
+		} else {
+			l.memWaited.Add(1) // none yet: this request builds it
+		}
+	}
 	if err != nil {
 		w.Header().Set("Cache-Control", "no-store")
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -318,20 +433,13 @@ func (l *Live) apiSave(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, res)
 }
 
-// liveRebuildFactor: a Server whose index was built from scratch (the
-// first, and the final trace) is followed no sooner than this many times
-// its own build time. A build is the index (one goroutine per thread, so
-// up to every core) and the plots; the summary waits until /api/v1/trace
-// asks (the page asks every 5 s).
-const liveRebuildFactor = 16
+// liveWaitFactor: a Server is followed no sooner than this many times its
+// own build time. An extension's cost follows the zones that arrived since
+// the previous trace (plus a small fixed part), so building stays at about
+// 1/(1+liveWaitFactor) of a core at the worst, and usually far less: every
+// new zone is indexed once however often the page asks.
+const liveWaitFactor = 4
 
-// liveExtendFactor: a Server whose index extends the previous one's is
-// followed no sooner than this many times its own build time. Its cost
-// follows the zones that arrived since the previous trace (plus a small
-// fixed part), so building stays at about 1/(1+liveExtendFactor) of a core
-// at the worst, and usually far less: every new zone is indexed once
-// however often the page asks.
-const liveExtendFactor = 4
-
-// liveExtendMaxWait bounds the wait after an extension (see wait).
-const liveExtendMaxWait = 250 * time.Millisecond
+// liveMaxWait bounds every wait between two Servers (see wait): with the
+// publisher's interval it bounds how late the page is.
+const liveMaxWait = 250 * time.Millisecond

@@ -3,7 +3,9 @@ package viewer
 import (
 	"math"
 	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gotracy/gotracy/analysis"
 	"github.com/gotracy/gotracy/model"
@@ -13,8 +15,9 @@ import (
 // locks and source views. Everything in it is derived from the trace
 // alone, so a new snapshot gets a fresh deepState (dropDeepCaches).
 type deepState struct {
-	memOnce sync.Once
-	mem     *analysis.MemIndex
+	memOnce  sync.Once
+	mem      *analysis.MemIndex
+	memReady atomic.Bool // mem and its sort orders are built
 
 	flameMu    sync.Mutex
 	flameWhole map[flameKey]*analysis.Flame
@@ -49,6 +52,18 @@ func hasMemEvents(t *model.Trace) bool {
 	}
 	return false
 }
+
+// prepareMemory builds the memory index and its sort orders now, so that
+// no memory request of this Server waits for them (a live viewer does it
+// beside the requests, answering memory requests from an older trace
+// meanwhile).
+func (s *Server) prepareMemory() {
+	s.memIndex().PrepareOrders()
+	s.deepCaches().memReady.Store(true)
+}
+
+// memoryReady reports whether prepareMemory has finished.
+func (s *Server) memoryReady() bool { return s.deepCaches().memReady.Load() }
 
 func (s *Server) memIndex() *analysis.MemIndex {
 	d := s.deepCaches()
@@ -343,4 +358,13 @@ func (s *Server) MemoryEvents() int {
 		n += len(s.t.MemPools[i].Events)
 	}
 	return n
+}
+
+// isMemoryPath says whether an API path asks the memory index.
+func isMemoryPath(p string) bool {
+	switch strings.TrimPrefix(p, "/api/v1/") {
+	case "memory", "memlist", "memtree":
+		return true
+	}
+	return false
 }

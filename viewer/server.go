@@ -74,7 +74,35 @@ type config struct {
 	report *tracereport.Report
 	lazy   bool // the report on first use (live traces)
 	prev   *lod.Index
+	tally  *tallyBox // live traces: the newest zone tally, to extend
 }
+
+// tallyBox holds the newest zone tally (analysis.ZoneTally) the Servers of
+// one live capture made, so that each summary walks only the zones added
+// since the last one made, whichever Server made it.
+type tallyBox struct {
+	mu sync.Mutex
+	zt *analysis.ZoneTally
+}
+
+func (b *tallyBox) get() *analysis.ZoneTally {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.zt
+}
+
+// put keeps zt unless the box holds a tally of more zones (a later trace's).
+func (b *tallyBox) put(zt *analysis.ZoneTally) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.zt == nil || zt.Zones() >= b.zt.Zones() {
+		b.zt = zt
+	}
+}
+
+// withTallies makes the summary extend the newest tally in b (and keep
+// its own there).
+func withTallies(b *tallyBox) Option { return func(c *config) { c.tally = b } }
 
 // withPrevIndex makes New extend prev, the index of an earlier snapshot of
 // the same live capture, instead of indexing t from scratch (lod.Extend).
@@ -126,19 +154,27 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 	wg.Add(1)
 	// makeReport runs once s.plots is set (in the goroutine below, or on
 	// first use after New returned).
+	summarize := func() *analysis.Summary {
+		if c.tally == nil {
+			return analysis.SummarizePlots(t, s.plots)
+		}
+		sum, zt := analysis.SummarizeFrom(c.tally.get(), t, s.plots)
+		c.tally.put(zt)
+		return sum
+	}
 	makeReport := func() *tracereport.Report {
 		switch {
 		case c.report != nil:
 			if c.report.Summary == nil {
 				r := *c.report
-				r.Summary = analysis.SummarizePlots(t, s.plots)
+				r.Summary = summarize()
 				return &r
 			}
 			return c.report
 		case c.rep != nil:
-			return tracereport.New(c.path, c.rep, analysis.SummarizePlots(t, s.plots))
+			return tracereport.New(c.path, c.rep, summarize())
 		}
-		return &tracereport.Report{File: tracereport.File{Name: c.name}, Summary: analysis.SummarizePlots(t, s.plots)}
+		return &tracereport.Report{File: tracereport.File{Name: c.name}, Summary: summarize()}
 	}
 	if c.lazy {
 		s.reportFn = makeReport

@@ -106,6 +106,8 @@ func TestExtendMatchesBuildSynthetic(t *testing.T) {
 	var prev *Index
 	var old []*Index
 	var oldTL []*Timeline
+	var total Stats
+	tail, spares := 0, 0
 	for step := 0; ; step++ {
 		done := true
 		for k := range n {
@@ -125,6 +127,31 @@ func TestExtendMatchesBuildSynthetic(t *testing.T) {
 		want := Build(snap)
 		if d := indexDiff(ix, want); d != "" {
 			t.Fatalf("step %d (zones %v): %s", step, n, d)
+		}
+		st := ix.Stats()
+		total.InPlace += st.InPlace
+		total.Moved += st.Moved
+		total.Spared += st.Spared
+		if st.Spared > 0 && st.MovedEntries > 0 {
+			tail++
+		}
+		if g := []*Index{ix, prev}[step%2]; g != nil {
+			// The larger array made ahead of time, from this index or
+			// the one before (so the positions this one added are copied
+			// when it is taken): later extensions that run out of room
+			// take it.
+			g.Grow()
+			if g == ix && g.Spares() > 0 {
+				spares++
+				if spares%3 == 0 {
+					// An index that will not be extended lets go of them
+					// (the next extension then moves as without Grow).
+					ix.DropGrow()
+					if n := ix.Spares(); n != 0 {
+						t.Fatalf("step %d: %d arrays left after DropGrow", step, n)
+					}
+				}
+			}
 		}
 		q := Query{T0: 0, T1: max(snap.Metadata.LastTime, 1), Width: 1200}
 		var a, b Timeline
@@ -149,6 +176,9 @@ func TestExtendMatchesBuildSynthetic(t *testing.T) {
 		if done {
 			break
 		}
+	}
+	if total.InPlace == 0 || total.Moved == 0 || total.Spared == 0 || tail == 0 || spares == 0 {
+		t.Fatalf("the extensions did not take every path: %+v, %d copied the positions added after Grow, %d Grows left an array", total, tail, spares)
 	}
 	// The older indices still answer what they answered.
 	for i, ix := range old {
@@ -228,7 +258,8 @@ func TestExtendMatchesBuildReplay(t *testing.T) {
 			}
 			var prev *Index
 			var gen uint64
-			snaps, grown := 0, 0
+			snaps, grown, spared := 0, 0, 0
+			var growing sync.WaitGroup
 			for final := false; !final; {
 				ch := p.Changed()
 				s := p.Latest()
@@ -238,6 +269,14 @@ func TestExtendMatchesBuildReplay(t *testing.T) {
 					if d := indexDiff(ix, Build(s.Trace)); d != "" {
 						t.Fatalf("snapshot %d (%d zones): %s", s.Gen, s.Trace.ZoneCount(), d)
 					}
+					if snaps%2 == 0 {
+						// As the live viewer does: Grow beside the
+						// readers, and beside the next extension.
+						growing.Add(1)
+						go func() { defer growing.Done(); ix.Grow() }()
+					}
+					st := ix.Stats()
+					spared += st.Spared
 					if prev != nil && prev.Trace().ZoneCount() < s.Trace.ZoneCount() {
 						grown++
 					}
@@ -254,6 +293,7 @@ func TestExtendMatchesBuildReplay(t *testing.T) {
 			}
 			close(stop)
 			readers.Wait()
+			growing.Wait()
 			// The demo's recording lacks the answers to the source-file
 			// queries a replay asks again; the zones are all there.
 			if err := <-capDone; err != nil && !errors.Is(err, capture.ErrUnanswered) {
@@ -262,7 +302,7 @@ func TestExtendMatchesBuildReplay(t *testing.T) {
 			if grown < 3 {
 				t.Fatalf("only %d of %d snapshots grew the trace: the test compared nothing incremental", grown, snaps)
 			}
-			t.Logf("%d snapshots (%d grew), %d queries of older indices meanwhile", snaps, grown, queries.Load())
+			t.Logf("%d snapshots (%d grew, %d threads into Grow's array), %d queries of older indices meanwhile", snaps, grown, spared, queries.Load())
 		})
 	}
 }

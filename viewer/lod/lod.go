@@ -186,6 +186,10 @@ type levels struct {
 
 	// mip is the optional run summaries (mipmap.go); nil: none.
 	mip *mipmap
+
+	// slot holds the larger array Grow prepared for the next extension
+	// that runs out of room, shared by the levels of one pos array.
+	slot *growSlot
 }
 
 const (
@@ -234,19 +238,51 @@ type Index struct {
 	// extended is set by the first Extend of this index, which may append
 	// into the room after each depth's positions; a second one copies.
 	extended atomic.Bool
+	stats    Stats
 }
+
+// Stats says how an index was made: how many CPU threads were indexed
+// from scratch in place of the previous index's (Built: all of them for
+// Build) or because the previous index had none of their zones (Fresh),
+// extended in place, extended by moving their positions to a new larger
+// array (Moved) or to the one Grow prepared (Spared), and MovedEntries
+// the positions copied then (into Grow's array: only those added since).
+type Stats struct {
+	Built, Fresh, InPlace, Moved, Spared int
+	MovedEntries                         int64
+}
+
+// Stats says how ix was made (Build: every thread built).
+func (ix *Index) Stats() Stats { return ix.stats }
 
 // Build indexes every thread's and GPU timeline's zones, one goroutine per
 // thread up to GOMAXPROCS. The trace must not change afterwards.
 func Build(t *model.Trace) *Index {
-	return index(t, func(ix *Index, k int) levels { return buildCPULevels(&t.Threads[k].Zones, ix.last) })
+	return index(t, func(ix *Index, k int) (levels, how) {
+		return buildCPULevels(&t.Threads[k].Zones, ix.last), how{kind: built}
+	})
 }
+
+// how says how index's cpu callback made a thread's levels.
+type how struct {
+	kind  uint8
+	moved int64 // positions copied to a new array
+}
+
+const (
+	built   = iota // from scratch, replacing the previous index's
+	fresh          // from scratch: the previous index had none of its zones
+	inPlace        // extended into the room of the previous index's
+	moved          // extended into a new array
+	spared         // extended into the array Grow prepared
+)
 
 // index lays out an Index of t: GPU timelines built afresh, CPU thread k's
 // levels from cpu (a build, or Extend's append to an earlier index), one
 // goroutine per thread up to GOMAXPROCS.
-func index(t *model.Trace, cpu func(ix *Index, k int) levels) *Index {
+func index(t *model.Trace, cpu func(ix *Index, k int) (levels, how)) *Index {
 	ix := &Index{trace: t, cpu: make([]levels, len(t.Threads)), gpu: make([][]levels, len(t.GpuContexts)), last: t.Metadata.LastTime}
+	hows := make([]how, len(t.Threads))
 	ix.colors = srcLocColors(t)
 	type job struct{ c, k int } // c < 0: CPU thread k
 	jobs := make(chan job)
@@ -257,7 +293,7 @@ func index(t *model.Trace, cpu func(ix *Index, k int) levels) *Index {
 			defer wg.Done()
 			for j := range jobs {
 				if j.c < 0 {
-					ix.cpu[j.k] = cpu(ix, j.k)
+					ix.cpu[j.k], hows[j.k] = cpu(ix, j.k)
 				} else {
 					ix.gpu[j.c][j.k] = buildLevels(gpuSrc{t.GpuContexts[j.c].Timelines[j.k].Zones, ix.last})
 				}
@@ -281,6 +317,24 @@ func index(t *model.Trace, cpu func(ix *Index, k int) levels) *Index {
 	}
 	close(jobs)
 	wg.Wait()
+	for k, h := range hows {
+		if ix.cpu[k].slot == nil {
+			ix.cpu[k].slot = new(growSlot)
+		}
+		switch h.kind {
+		case built:
+			ix.stats.Built++
+		case fresh:
+			ix.stats.Fresh++
+		case inPlace:
+			ix.stats.InPlace++
+		case moved:
+			ix.stats.Moved++
+		case spared:
+			ix.stats.Spared++
+		}
+		ix.stats.MovedEntries += h.moved
+	}
 	return ix
 }
 
