@@ -25,7 +25,7 @@ func ReadPayload(r io.Reader, size int64, opts ...Option) (*model.Trace, error) 
 		total := size
 		d.progress = func(done int64) { o.progress(Progress{Op: "load", Done: done, Total: total}) }
 	}
-	t, version, err := readPayload(d)
+	t, version, err := readPayload(d, o)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func ReadPayload(r io.Reader, size int64, opts ...Option) (*model.Trace, error) 
 	return t, nil
 }
 
-func readPayload(d *decoder) (t *model.Trace, version uint32, err error) {
+func readPayload(d *decoder, o *options) (t *model.Trace, version uint32, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t = nil
@@ -65,7 +65,7 @@ func readPayload(d *decoder) (t *model.Trace, version uint32, err error) {
 			}
 		}
 	}()
-	p := &payloadReader{d: d, t: &model.Trace{}}
+	p := &payloadReader{d: d, t: &model.Trace{}, tz: o.threadZones, tzEvery: o.threadZonesEvery}
 	p.read()
 	return p.t, p.version, nil
 }
@@ -78,6 +78,22 @@ type payloadReader struct {
 	nCS                     int                    // number of call stacks, known late
 	csRefs                  []csRef                // call-stack references to check at the end
 	childVecs, gpuChildVecs uint64
+
+	tz      func(*ThreadZones) // WithThreadZones
+	tzEvery int
+}
+
+// reportZones tells the WithThreadZones callback what thread th's zones
+// are so far: every zone of the list is final but those of the open
+// frames on stack.
+func (p *payloadReader) reportZones(th int, zones *model.ZoneList, stack []zoneFrame, want int64, done bool) {
+	tz := &ThreadZones{Thread: th, Chunks: slices.Clone(zones.Chunks()), Len: zones.Len(), Want: int(want), LastTime: p.t.Metadata.LastTime, Done: done}
+	for _, fr := range stack {
+		if fr.idx >= 0 {
+			tz.Open = append(tz.Open, uint32(fr.idx))
+		}
+	}
+	p.tz(tz)
 }
 
 // csRef remembers where a call-stack index was read so it can be checked
@@ -864,7 +880,12 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 		zones.Grow(d.capFor(int(reserve)))
 		var ref int64
 		stack = append(stack[:0], zoneFrame{idx: -1, left: top})
+		nextReport := p.tzEvery
 		for len(stack) > 0 {
+			if p.tz != nil && zones.Len() >= nextReport {
+				p.reportZones(len(t.Threads)-1, zones, stack, reserve, false)
+				nextReport = zones.Len() + p.tzEvery
+			}
 			fr := &stack[len(stack)-1]
 			if fr.left == 0 {
 				idx := fr.idx
@@ -917,6 +938,9 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 			}
 		}
 		zones.Trim() // a count claimed larger than the zones that came
+		if p.tz != nil {
+			p.reportZones(len(t.Threads)-1, zones, nil, reserve, true)
+		}
 
 		mnOff := d.offset()
 		mn := d.count(8)

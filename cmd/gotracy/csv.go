@@ -108,14 +108,14 @@ var loadTrace = loadTraceReport
 
 // loadTraceReport loads a .tracy file for a command, showing progress on
 // stderr once a load has taken more than a second.
-func loadTraceReport(e *env, path string) (*model.Trace, *tracefile.Report, error) {
+func loadTraceReport(e *env, path string, opts ...tracefile.Option) (*model.Trace, *tracefile.Report, error) {
 	// A FIFO or device would block or never end: refuse it at once.
 	if _, err := fileio.CheckInput(path); err != nil {
 		return nil, nil, err
 	}
 	var rep tracefile.Report
 	line, update := progressLine(e, "loading "+path)
-	t, err := tracefile.ReadFile(path, tracefile.WithReport(&rep), tracefile.WithProgress(update))
+	t, err := tracefile.ReadFile(path, append([]tracefile.Option{tracefile.WithReport(&rep), tracefile.WithProgress(update)}, opts...)...)
 	line.Done()
 	if err != nil {
 		if errors.Is(err, tracefile.ErrNotTrace) && sniff(path) == kindRecording {

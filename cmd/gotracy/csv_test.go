@@ -90,11 +90,11 @@ func cacheLoads(t *testing.T) {
 	}
 	cache := map[string]loaded{}
 	orig := loadTrace
-	loadTrace = func(e *env, path string) (*model.Trace, *tracefile.Report, error) {
+	loadTrace = func(e *env, path string, opts ...tracefile.Option) (*model.Trace, *tracefile.Report, error) {
 		if c, ok := cache[path]; ok {
 			return c.tr, c.rep, nil
 		}
-		tr, rep, err := orig(e, path)
+		tr, rep, err := orig(e, path, opts...)
 		if err == nil {
 			cache[path] = loaded{tr, rep}
 		}
