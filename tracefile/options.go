@@ -50,10 +50,14 @@ type Option func(*options)
 type options struct {
 	progress func(Progress)
 	report   *Report
-	lz4      bool
-	zstd     int // level; 0 = default
-	streams  int
-	release  bool
+	// threadZones is WithThreadZones's callback, called about every
+	// threadZonesEvery zones of a thread.
+	threadZones      func(*ThreadZones)
+	threadZonesEvery int
+	lz4              bool
+	zstd             int // level; 0 = default
+	streams          int
+	release          bool
 	// threadLoaded is WithThreadLoaded's callback.
 	threadLoaded func(t *model.Trace, th *model.Thread, i int)
 	// version is the payload version to write; 0 = Version. Only tests
@@ -83,6 +87,32 @@ func WithReleaseZones() Option { return func(o *options) { o.release = true } }
 // load or save, and once at the end. fn runs on the reading or writing
 // goroutine and must be quick.
 func WithProgress(fn func(Progress)) Option { return func(o *options) { o.progress = fn } }
+
+// ThreadZones is what a WithThreadZones callback is told about one
+// thread's zones while a load decodes them.
+type ThreadZones struct {
+	Thread int            // index into Trace.Threads
+	Chunks [][]model.Zone // a copy of the zone list's chunk table (the zones are shared)
+	Len    int            // zones decoded so far, held by Chunks
+	// Open lists, in increasing order, the zones of the Len whose end and
+	// Next are still to come (the thread's open zones, outermost first).
+	// Every other one is final: the load never writes it again.
+	Open     []uint32
+	Want     int   // how many zones the file says the thread holds (a hint)
+	LastTime int64 // Metadata.LastTime (the metadata precede the zones)
+	Done     bool  // the thread's zones are complete; Open is empty
+}
+
+// WithThreadZones calls fn while a trace is loaded with each thread's
+// zones so far: about every `every` zones of a thread, and once when the
+// thread's zones are complete. fn runs on the reading goroutine and must
+// be quick; it may keep what it is given and read the final zones from
+// another goroutine while the load goes on (lod.Stream indexes them so).
+// The zones it was told of stay valid if the load fails, but the trace is
+// not returned.
+func WithThreadZones(every int, fn func(*ThreadZones)) Option {
+	return func(o *options) { o.threadZones, o.threadZonesEvery = fn, max(every, 1) }
+}
 
 // WithReport fills r when the operation succeeds.
 func WithReport(r *Report) Option { return func(o *options) { o.report = r } }

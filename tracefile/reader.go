@@ -65,7 +65,7 @@ func readPayload(d *decoder, o *options) (t *model.Trace, version uint32, err er
 			}
 		}
 	}()
-	p := &payloadReader{d: d, t: &model.Trace{}, threadLoaded: o.threadLoaded}
+	p := &payloadReader{d: d, t: &model.Trace{}, threadLoaded: o.threadLoaded, tz: o.threadZones, tzEvery: o.threadZonesEvery}
 	p.read()
 	return p.t, p.version, nil
 }
@@ -79,6 +79,22 @@ type payloadReader struct {
 	csRefs                  []csRef                // call-stack references to check at the end
 	childVecs, gpuChildVecs uint64
 	threadLoaded            func(t *model.Trace, th *model.Thread, i int)
+
+	tz      func(*ThreadZones) // WithThreadZones
+	tzEvery int
+}
+
+// reportZones tells the WithThreadZones callback what thread th's zones
+// are so far: every zone of the list is final but those of the open
+// frames on stack.
+func (p *payloadReader) reportZones(th int, zones *model.ZoneList, stack []zoneFrame, want int64, done bool) {
+	tz := &ThreadZones{Thread: th, Chunks: slices.Clone(zones.Chunks()), Len: zones.Len(), Want: int(want), LastTime: p.t.Metadata.LastTime, Done: done}
+	for _, fr := range stack {
+		if fr.idx >= 0 {
+			tz.Open = append(tz.Open, uint32(fr.idx))
+		}
+	}
+	p.tz(tz)
 }
 
 // csRef remembers where a call-stack index was read so it can be checked
@@ -865,7 +881,12 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 		zones.Grow(d.capFor(int(reserve)))
 		var ref int64
 		stack = append(stack[:0], zoneFrame{idx: -1, left: top})
+		nextReport := p.tzEvery
 		for len(stack) > 0 {
+			if p.tz != nil && zones.Len() >= nextReport {
+				p.reportZones(len(t.Threads)-1, zones, stack, reserve, false)
+				nextReport = zones.Len() + p.tzEvery
+			}
 			fr := &stack[len(stack)-1]
 			if fr.left == 0 {
 				idx := fr.idx
@@ -918,6 +939,9 @@ func (p *payloadReader) readThreads(msgIDs map[uint64]uint32) {
 			}
 		}
 		zones.Trim() // a count claimed larger than the zones that came
+		if p.tz != nil {
+			p.reportZones(len(t.Threads)-1, zones, nil, reserve, true)
+		}
 
 		mnOff := d.offset()
 		mn := d.count(8)

@@ -74,7 +74,8 @@ type config struct {
 	report *tracereport.Report
 	lazy   bool // the report on first use (live traces)
 	prev   *lod.Index
-	tally  *tallyBox // live traces: the newest zone tally, to extend
+	tally  *tallyBox   // live traces: the newest zone tally, to extend
+	stream *lod.Stream // IndexWhileReading
 }
 
 // tallyBox holds the newest zone tally (analysis.ZoneTally) the Servers of
@@ -191,7 +192,11 @@ func New(t *model.Trace, opts ...Option) (*Server, error) {
 			s.report = makeReport()
 		}
 	}()
-	s.ix = lod.Extend(c.prev, t) // Build(t) when there is no earlier index
+	if c.stream != nil && c.prev == nil {
+		s.ix = c.stream.Index(t) // what was indexed while t was read, and the rest
+	} else {
+		s.ix = lod.Extend(c.prev, t) // Build(t) when there is no earlier index
+	}
 	wg.Wait()
 	if !c.lazy && hasMemEvents(t) {
 		// The memory index takes about a second at 10M allocations: build

@@ -122,13 +122,16 @@ func init() {
 
 // viewHandler loads one trace and serves its viewer.
 func viewHandler(e *env, path string) (http.Handler, error) {
-	t, rep, err := loadTrace(e, path)
+	// The index is built while the file is read, on the other core.
+	read, use, abort := viewer.IndexWhileReading()
+	t, rep, err := loadTrace(e, path, read)
 	if err != nil {
+		abort()
 		return nil, err
 	}
 	// The viewer builds the report `info --json` prints
-	// (tracereport.New), alongside its index.
-	s, err := viewer.New(t, viewer.WithFileInfo(path, rep))
+	// (tracereport.New), alongside what is left of its index.
+	s, err := viewer.New(t, viewer.WithFileInfo(path, rep), use)
 	if err != nil {
 		return nil, err
 	}

@@ -11,11 +11,13 @@ import (
 func compareHandler(e *env, pathA, pathB string) (http.Handler, error) {
 	var s [2]*viewer.Server
 	for i, p := range []string{pathA, pathB} {
-		t, rep, err := loadTrace(e, p)
+		read, use, abort := viewer.IndexWhileReading()
+		t, rep, err := loadTrace(e, p, read)
 		if err != nil {
+			abort()
 			return nil, err
 		}
-		if s[i], err = viewer.New(t, viewer.WithFileInfo(p, rep)); err != nil {
+		if s[i], err = viewer.New(t, viewer.WithFileInfo(p, rep), use); err != nil {
 			return nil, err
 		}
 	}

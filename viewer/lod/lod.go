@@ -456,77 +456,16 @@ func buildLevels[S zoneSource](s S) levels {
 }
 
 // buildCPULevels is buildLevels for a thread's ZoneList, walking its
-// chunks directly: the index of a 10M-zone thread is built in one
-// sequential read of its zones.
+// chunks directly (cpuBuilder): the index of a 10M-zone thread is built in
+// one sequential read of its zones.
 func buildCPULevels(zl *model.ZoneList, last int64) levels {
 	n := zl.Len()
 	if n == 0 {
 		return levels{}
 	}
-	var b boundsBuilder
-	b.init(n)
-	var stack []uint32
-	top := uint32(math.MaxUint32) // the innermost open ancestor's subtree end
-	d := -1                       // depth of the accumulator a
-	var a *depthAcc
-	base := 0
-	org := zl.Origin() // stored Next values are index+org
-	for _, chunk := range zl.Chunks() {
-		depth := b.depth[base : base+len(chunk)]
-		for j := 0; j < len(chunk); {
-			u := uint32(base + j)
-			for u >= top {
-				stack = stack[:len(stack)-1]
-				top = math.MaxUint32
-				if len(stack) > 0 {
-					top = stack[len(stack)-1]
-				}
-			}
-			if len(stack) != d {
-				d = len(stack)
-				if d >= len(b.acc) {
-					d = b.grow(d)
-				}
-				a = &b.acc[d]
-			}
-			// The zones from j on at depth d, up to the first with children
-			// (included), the innermost ancestor's end or the chunk's end:
-			// the depth's accumulator lives in locals meanwhile, since
-			// storing through a on every zone cost a third of the loop.
-			// (boundsBuilder.add, inlined: this loop is the index's cost.)
-			cnt, widest, prevE, bounds := a.count, a.widest, a.prevE, a.bounds
-			dd := uint16(d)
-			for j < len(chunk) && u < top {
-				z := &chunk[j]
-				zs, ze := z.Start(), z.End()
-				if ze < 0 {
-					ze = max(last, zs)
-				}
-				depth[j] = dd
-				if cnt > 0 {
-					widest = max(widest, zs-prevE)
-					if cnt&(blockLen-1) == 0 {
-						bounds = append(bounds, uint8(bits.Len64(uint64(max(widest, 0)))))
-						widest = 0
-					}
-				}
-				widest = max(widest, ze-zs)
-				prevE = ze
-				cnt++
-				j++
-				if nx := z.Next() - org; nx > u+1 && len(stack) < math.MaxUint16 {
-					nx = min(nx, top) // a child never outlives its parent's subtree
-					stack = append(stack, nx)
-					top = nx
-					break
-				}
-				u++
-			}
-			a.count, a.widest, a.prevE, a.bounds = cnt, widest, prevE, bounds
-		}
-		base += len(chunk)
-	}
-	return b.finish()
+	c := newCPUBuilder(n, zl.Origin(), last)
+	c.walk(zl.Chunks(), n, nil)
+	return c.finish()
 }
 
 // boundsBuilder gathers, zone by zone in pre-order, each zone's depth and
@@ -542,6 +481,11 @@ type depthAcc struct {
 	prevE  int64   // end of the depth's previous zone
 	widest int64   // of the current block: widest zone, or gap to the next entry
 	bounds []uint8 // finished blocks' bounds
+	// pend says the depth's last zone was still open when walked (see
+	// cpuBuilder): its start is pendS, its end and prevE still to read.
+	pend  bool
+	pendZ uint32
+	pendS int64
 }
 
 func (b *boundsBuilder) init(n int) { b.depth = make([]uint16, n) }
@@ -575,7 +519,11 @@ func (b *boundsBuilder) grow(d int) int {
 	return d
 }
 
-func (b *boundsBuilder) finish() levels {
+func (b *boundsBuilder) finish() levels { return b.finishWith(nil) }
+
+// finishWith is finish into pos0, len(depth) long, whose depth 0 entries
+// the walk wrote already (nil: finish allocates the positions).
+func (b *boundsBuilder) finishWith(pos0 []uint32) levels {
 	n := len(b.depth)
 	nd := len(b.acc)
 	lv := levels{off: make([]uint32, nd+1), bounds: make([][]uint8, nd)}
@@ -594,12 +542,25 @@ func (b *boundsBuilder) finish() levels {
 	}
 	fill := make([]uint32, nd)
 	copy(fill, lv.off)
-	pos := make([]uint32, n)
-	for i, d := range b.depth {
-		pos[fill[d]] = uint32(i)
-		fill[d]++
+	if pos0 == nil {
+		pos := make([]uint32, n)
+		for i, d := range b.depth {
+			pos[fill[d]] = uint32(i)
+			fill[d]++
+		}
+		lv.pos = pos
+		return lv
 	}
-	lv.pos = pos
+	// Depth 0's entries are in place already.
+	if nd > 1 {
+		for i, d := range b.depth {
+			if d != 0 {
+				pos0[fill[d]] = uint32(i)
+				fill[d]++
+			}
+		}
+	}
+	lv.pos = pos0
 	return lv
 }
 
