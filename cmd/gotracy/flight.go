@@ -28,8 +28,9 @@ type flightFlags struct {
 func addFlightFlags(fs *flag.FlagSet) *flightFlags {
 	return &flightFlags{
 		keep: fs.String("keep", "", "flight recorder: keep only the frames of the last `duration` (30s, 5m, or seconds) in memory; older ones are dropped whole.\n"+
-			"Memory: about duration × zones/s × 22 bytes (a 30 s window at 11M zones/s: 7.3 GB) plus a few 5.8 MB chunks per\n"+
-			"thread: the chunks of dropped zones are reused for new ones, and a snapshot (LZ4) lets go of each chunk once written\n"+
+			"Memory: the window's zones, duration × zones/s × 22 bytes (30 s at 11M zones/s: 7.3 GB), times 1.25-1.5 for the\n"+
+			"collector's slack (RSS was 1.23-1.46x the window over a 1-hour soak), plus a few 5.8 MB chunks per thread: the\n"+
+			"chunks of dropped zones are reused for new ones, and a snapshot (LZ4) lets go of each chunk once written\n"+
 			"(while one is written, what the capture dropped and it has not written yet is held too). Messages, plot points,\n"+
 			"allocations, locks, context switches, CPU spans, samples and GPU zones go with their frames (≤ 1.25 windows);\n"+
 			"the text and names of dropped zones stay until the capture ends"),
