@@ -3,7 +3,6 @@ package analysis_test
 import (
 	"context"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -16,23 +15,6 @@ import (
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/model"
 )
-
-// pacedReader hands out raw piece bytes at a time, pausing before each.
-type pacedReader struct {
-	raw   []byte
-	piece int
-	pause time.Duration
-}
-
-func (r *pacedReader) Read(b []byte) (int, error) {
-	if len(r.raw) == 0 {
-		return 0, io.EOF
-	}
-	time.Sleep(r.pause)
-	n := copy(b[:min(len(b), r.piece)], r.raw)
-	r.raw = r.raw[n:]
-	return n, nil
-}
 
 // TestSummarizeFromMatchesFresh: over every snapshot of real clients'
 // streams replayed into a capture, the summary extended from an earlier
@@ -51,7 +33,7 @@ func TestSummarizeFromMatchesFresh(t *testing.T) {
 			defer cancel()
 			capDone := make(chan error, 1)
 			go func() {
-				_, err := capture.Replay(ctx, &pacedReader{raw: raw, piece: 4096, pause: time.Millisecond}, capture.WithPublisher(p), capture.WithLocalSources(false))
+				_, err := capture.Replay(ctx, fixtures.Paced(raw, 4096, time.Millisecond), capture.WithPublisher(p), capture.WithLocalSources(false))
 				capDone <- err
 			}()
 			var tallies []*analysis.ZoneTally

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -16,24 +15,6 @@ import (
 	"github.com/gotracy/gotracy/internal/fixtures"
 	"github.com/gotracy/gotracy/model"
 )
-
-// chunkReader hands out raw piece bytes at a time, pausing before each,
-// so a capture publishes many snapshots of one stream.
-type chunkReader struct {
-	raw   []byte
-	piece int
-	pause time.Duration
-}
-
-func (r *chunkReader) Read(b []byte) (int, error) {
-	if len(r.raw) == 0 {
-		return 0, io.EOF
-	}
-	time.Sleep(r.pause)
-	n := copy(b[:min(len(b), r.piece)], r.raw)
-	r.raw = r.raw[n:]
-	return n, nil
-}
 
 // TestLiveWorkBounded replays a real client's stream into a capture
 // watched by a live viewer and checks, from the viewer's own record of its
@@ -62,7 +43,7 @@ func TestLiveWorkBounded(t *testing.T) {
 	defer cancel()
 	capDone := make(chan error, 1)
 	go func() {
-		_, err := capture.Replay(ctx, &chunkReader{raw: raw, piece: 8 << 10, pause: time.Millisecond}, capture.WithPublisher(p), capture.WithLocalSources(false))
+		_, err := capture.Replay(ctx, fixtures.Paced(raw, 8<<10, time.Millisecond), capture.WithPublisher(p), capture.WithLocalSources(false))
 		capDone <- err
 	}()
 	var snaps []*capture.Snapshot

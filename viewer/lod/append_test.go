@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -224,7 +223,7 @@ func TestExtendMatchesBuildReplay(t *testing.T) {
 			go func() {
 				// The stream arrives in small pieces, so the capture
 				// publishes many snapshots of it.
-				_, err := capture.Replay(ctx, &slowReader{raw: raw, piece: 2048, pause: 2 * time.Millisecond}, capture.WithPublisher(p), capture.WithLocalSources(false))
+				_, err := capture.Replay(ctx, fixtures.Paced(raw, 2048, 2*time.Millisecond), capture.WithPublisher(p), capture.WithLocalSources(false))
 				capDone <- err
 			}()
 			var latest atomic.Pointer[Index]
@@ -305,23 +304,6 @@ func TestExtendMatchesBuildReplay(t *testing.T) {
 			t.Logf("%d snapshots (%d grew, %d threads into Grow's array), %d queries of older indices meanwhile", snaps, grown, spared, queries.Load())
 		})
 	}
-}
-
-// slowReader hands out raw piece bytes at a time, pausing before each.
-type slowReader struct {
-	raw   []byte
-	piece int
-	pause time.Duration
-}
-
-func (r *slowReader) Read(b []byte) (int, error) {
-	if len(r.raw) == 0 {
-		return 0, io.EOF
-	}
-	time.Sleep(r.pause)
-	n := copy(b[:min(len(b), r.piece)], r.raw)
-	r.raw = r.raw[n:]
-	return n, nil
 }
 
 // BenchmarkExtend: the index of a 10M-zone trace (4 threads, nested)
