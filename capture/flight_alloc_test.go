@@ -16,17 +16,10 @@ import (
 // writeLeafStream writes the shape of `gotracy demo --heavy`: frames of
 // per top-level leaf zones, one every gap ns, on one thread.
 func writeLeafStream(out io.Writer, frames, per int, gap int64) error {
-	w := protocol.Welcome{TimerMul: 1, InitBegin: 0, InitEnd: 1_000_000, Resolution: 10, Epoch: 1_750_000_000,
-		PID: 8, CPUArch: protocol.CPUArchX64, ProgramName: "heavy", HostInfo: "OS: test"}
-	hello, err := protocol.AppendWelcomeReply(nil, &w, nil)
+	fw, refs, err := startFlightStream(out, 8, "heavy")
 	if err != nil {
 		return err
 	}
-	if _, err := out.Write(hello); err != nil {
-		return err
-	}
-	fw := protocol.NewFrameWriter(out)
-	var refs protocol.TimeRefs
 	tm := func(q protocol.QueueType, at int64) int64 { return refs.Delta(q.Spec().Time, at) }
 	var b []byte
 	s := int64(10_000_000)

@@ -56,6 +56,22 @@ func writeFlightStream(out io.Writer, frames int) error {
 	return writeFlightStreamOf(out, frames, false)
 }
 
+// startFlightStream writes the handshake of the synthetic streams the
+// flight-recorder tests replay (a Welcome with timer multiplier 1) and
+// returns the frame writer and time references their items go through.
+func startFlightStream(out io.Writer, pid uint64, program string) (*protocol.FrameWriter, *protocol.TimeRefs, error) {
+	w := protocol.Welcome{TimerMul: 1, InitBegin: 0, InitEnd: 1_000_000, Resolution: 10, Epoch: 1_750_000_000,
+		PID: pid, CPUArch: protocol.CPUArchX64, ProgramName: program, HostInfo: "OS: test"}
+	hello, err := protocol.AppendWelcomeReply(nil, &w, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := out.Write(hello); err != nil {
+		return nil, nil, err
+	}
+	return protocol.NewFrameWriter(out), new(protocol.TimeRefs), nil
+}
+
 // writeFlightStreamOf writes the synthetic stream; with sys, every frame
 // also holds what system tracing and GPU contexts send: thread 1 running
 // on CPU f%2 from s+50 to s+950 (a context switch in and out), a sampled
@@ -63,17 +79,10 @@ func writeFlightStream(out io.Writer, frames int) error {
 // s+400, and a GPU zone from s+20 to s+800 on the CPU whose GPU
 // timestamps (the same clock) arrive in the next frame.
 func writeFlightStreamOf(out io.Writer, frames int, sys bool) error {
-	w := protocol.Welcome{TimerMul: 1, InitBegin: 0, InitEnd: 1_000_000, Resolution: 10, Epoch: 1_750_000_000,
-		PID: 7, CPUArch: protocol.CPUArchX64, ProgramName: "flight", HostInfo: "OS: test"}
-	hello, err := protocol.AppendWelcomeReply(nil, &w, nil)
+	fw, refs, err := startFlightStream(out, 7, "flight")
 	if err != nil {
 		return err
 	}
-	if _, err := out.Write(hello); err != nil {
-		return err
-	}
-	fw := protocol.NewFrameWriter(out)
-	var refs protocol.TimeRefs
 	tm := func(q protocol.QueueType, at int64) int64 { return refs.Delta(q.Spec().Time, at) }
 	starts := flightStarts(frames)
 	var b []byte

@@ -23,17 +23,10 @@ const (
 )
 
 func writeHeavyStream(out io.Writer, frames int) error {
-	w := protocol.Welcome{TimerMul: 1, InitBegin: 0, InitEnd: 1_000_000, Resolution: 10, Epoch: 1_750_000_000,
-		PID: 8, CPUArch: protocol.CPUArchX64, ProgramName: "heavy", HostInfo: "OS: test"}
-	hello, err := protocol.AppendWelcomeReply(nil, &w, nil)
+	fw, refs, err := startFlightStream(out, 8, "heavy")
 	if err != nil {
 		return err
 	}
-	if _, err := out.Write(hello); err != nil {
-		return err
-	}
-	fw := protocol.NewFrameWriter(out)
-	var refs protocol.TimeRefs
 	tm := func(q protocol.QueueType, at int64) int64 { return refs.Delta(q.Spec().Time, at) }
 	var b []byte
 	var ferr error
