@@ -367,6 +367,7 @@ func run(parent context.Context, c *config, h hello, src io.Reader, conn net.Con
 	}
 	if c.flight != nil {
 		w.flight = &flight{cfg: *c.flight}
+		w.startReclaim()
 	}
 	w.start(h)
 	res := &Result{Trace: t, Welcome: h.welcome, OnDemand: h.onDemand}

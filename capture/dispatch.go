@@ -225,10 +225,10 @@ func (w *worker) process(it protocol.Item) {
 
 	// Strings and answers.
 	case protocol.SingleStringData, protocol.SingleStringData8:
-		w.single = w.storeStringMemo(it.Payload(), &w.singleMemo)
+		w.single = w.storeArrived(it.Payload(), &w.singleMemo, w.single, w.hasSingle)
 		w.hasSingle = true
 	case protocol.SecondStringData, protocol.SecondStringData8:
-		w.second = w.storeStringMemo(it.Payload(), &w.secondMemo)
+		w.second = w.storeArrived(it.Payload(), &w.secondMemo, w.second, w.hasSecond)
 		w.hasSecond = true
 	case protocol.StringData:
 		if w.imagesPending && it.Ptr() == protocol.ExtImagesKey {
@@ -317,9 +317,9 @@ func (w *worker) process(it protocol.Item) {
 
 	// Messages.
 	case protocol.Message, protocol.MessageCallstack:
-		w.message(it.I64(1), model.IdxRef(w.takeSingle()), 0xFFFFFFFF, it.U8(9), it.Type == protocol.MessageCallstack)
+		w.message(it.I64(1), model.IdxRef(w.takeSingleRef()), 0xFFFFFFFF, it.U8(9), it.Type == protocol.MessageCallstack)
 	case protocol.MessageColor, protocol.MessageColorCallstack:
-		w.message(it.I64(1), model.IdxRef(w.takeSingle()), color(it.U8(9), it.U8(10), it.U8(11)), it.U8(12), it.Type == protocol.MessageColorCallstack)
+		w.message(it.I64(1), model.IdxRef(w.takeSingleRef()), color(it.U8(9), it.U8(10), it.U8(11)), it.U8(12), it.Type == protocol.MessageColorCallstack)
 	case protocol.MessageLiteral, protocol.MessageLiteralCallstack:
 		tm := it.U64(9)
 		w.currentThread() // Tracy notices the thread before the text key

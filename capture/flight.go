@@ -127,6 +127,9 @@ func (f *flight) afterFrame(w *worker) {
 	if flightHeld != nil {
 		defer func() { flightHeld(heldItems(w)) }()
 	}
+	if flightTexts != nil {
+		defer func() { flightTexts(len(w.t.Strings)-len(w.strFree), len(w.t.ZoneExtras)-len(w.extraFree)) }()
+	}
 	f.noteSlow(w)
 	first := f.cutIndex(w)
 	fr := w.t.FrameSets[0].Frames
@@ -152,7 +155,7 @@ func (f *flight) trimZonesOnly(w *worker, cut int64) {
 		flightTrims++
 	}
 	for _, td := range w.threads {
-		f.trimZones(td, cut, w.t, nil, false, false, false)
+		f.trimZones(w, td, cut, nil, false, false, false)
 	}
 	if flightFootprint != nil {
 		var n int64
@@ -197,6 +200,10 @@ func (f *flight) keepsAt(cut, t int64) bool { return f.keeps(cut, t, t) }
 // flightHeld, when set (tests), is called after every trim and at every
 // transport frame with the number of items the recorder holds.
 var flightHeld func(items int)
+
+// flightTexts, when set (tests), is called at every frame with the strings
+// and zone extras in use (slots waiting for reuse not counted).
+var flightTexts func(strings, extras int)
 
 // flightFootprint, when set (tests), is called after every trim with the
 // bytes the threads' zone chunks hold; while it is set, flightVisit counts
@@ -322,17 +329,20 @@ func (f *flight) trim(w *worker, first int, final bool) {
 	extras := []model.ZoneExtra{{}}
 	remapExtras := final && len(t.ZoneExtras) > 1 && !anyGPU(w)
 	for _, td := range w.threads {
-		f.trimZones(td, cut, t, &extras, final, remapExtras, true)
+		f.trimZones(w, td, cut, &extras, final, remapExtras, true)
 	}
 	if remapExtras {
 		t.ZoneExtras = extras
+		w.extrasRenumbered()
 	}
 
 	// Messages, and the per-thread lists of their indices.
 	msgs := t.Messages[:0:0]
-	for _, m := range t.Messages {
-		if f.keepsAt(cut, m.Time) {
-			msgs = append(msgs, m)
+	for i := range t.Messages {
+		if m := &t.Messages[i]; f.keepsAt(cut, m.Time) {
+			msgs = append(msgs, *m)
+		} else {
+			w.releaseMessage(m)
 		}
 	}
 	t.Messages = msgs
@@ -649,7 +659,7 @@ func filterFrames(f *flight, cut int64, fs *model.FrameSet) []model.Frame {
 // reader) are the kept zones copied into a new list: O(window), once.
 // middle says whether zones may go from between kept ones (KeepSlow):
 // that copies the window, so only the full trims do it.
-func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[]model.ZoneExtra, compact, remap, middle bool) {
+func (f *flight) trimZones(w *worker, td *threadState, cut int64, extras *[]model.ZoneExtra, compact, remap, middle bool) {
 	zs := &td.zones
 	firstOpen := zs.Len()
 	if len(td.stack) > 0 {
@@ -675,6 +685,7 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 			flightDropped += int64(b)
 		}
 		zs.DropFront(b)
+		w.droppedFront(td, b)
 		for k := range td.stack {
 			td.stack[k] -= uint32(b)
 		}
@@ -683,27 +694,27 @@ func (f *flight) trimZones(td *threadState, cut int64, t *model.Trace, extras *[
 	if !compact && (!middle || f.cfg.KeepSlow <= 0 || firstOpen == 0) {
 		return
 	}
-	f.compactZones(td, firstOpen, cut, t, extras, remap, compact)
+	f.compactZones(w, td, firstOpen, cut, extras, remap, compact)
 }
 
 // compactZones copies the zones to keep into a new list of the exact size:
 // the top-level zones before firstOpen that f keeps (only those starting
 // before cut can go), and every zone from firstOpen on.
-func (f *flight) compactZones(td *threadState, firstOpen int, cut int64, t *model.Trace, extras *[]model.ZoneExtra, remap, normalize bool) {
+func (f *flight) compactZones(w *worker, td *threadState, firstOpen int, cut int64, extras *[]model.ZoneExtra, remap, normalize bool) {
+	t := w.t
 	// remap also renumbers the zone extras; normalize (the final trim)
 	// always leaves a list with origin zero, for readers that index
 	// chunks.
 	zs := &td.zones
 	n := zs.Len()
 	// First pass: the runs of zones to keep, over the top-level zones only.
-	type run struct{ from, to, removed int }
-	var runs []run
+	var runs []keptRun
 	removed, kept := 0, 0
 	keepRun := func(from, to int) {
 		if k := len(runs) - 1; k >= 0 && runs[k].to == from && runs[k].removed == removed {
 			runs[k].to = to
 		} else {
-			runs = append(runs, run{from, to, removed})
+			runs = append(runs, keptRun{from, to, removed})
 		}
 		kept += to - from
 	}
@@ -779,6 +790,9 @@ func (f *flight) compactZones(td *threadState, firstOpen int, cut int64, t *mode
 		td.stack[k] -= uint32(removed)
 	}
 	td.zones = nl
+	if !remap {
+		w.compacted(td, runs)
+	}
 }
 
 // sortMessagesOf sorts a snapshot's messages as sortMessages sorts the
@@ -819,7 +833,7 @@ func (w *worker) flightFinish() {
 			if len(td.stack) > 0 {
 				firstOpen = int(td.stack[0])
 			}
-			w.flight.compactZones(td, firstOpen, math.MinInt64, w.t, nil, false, true)
+			w.flight.compactZones(w, td, firstOpen, math.MinInt64, nil, false, true)
 		}
 	}
 	w.t.Metadata.FrameOffset += w.flight.dropped

@@ -47,19 +47,45 @@ func (w *worker) storeStringS(s string) model.StrID {
 }
 
 func (w *worker) addInterned(s string) model.StrID {
+	w.strAdded++
+	if n := len(w.strFree); n > 0 {
+		id := w.strFree[n-1]
+		w.strFree = w.strFree[:n-1]
+		w.t.Strings[id] = s
+		w.strIdx[s] = id
+		w.strUse[id] = strPinned
+		return id
+	}
 	id := model.StrID(len(w.t.Strings))
 	w.t.Strings = append(w.t.Strings, s)
 	w.strIdx[s] = id
+	if w.strUse != nil {
+		w.strUse = append(w.strUse, strPinned)
+	}
 	return id
 }
 
-// takeSingle consumes the pending SingleString. An event that needs one
-// when none was sent gets the empty string, where Tracy would assert.
+// takeSingle consumes the pending SingleString for something that is never
+// trimmed. An event that needs one when none was sent gets the empty
+// string, where Tracy would assert.
 func (w *worker) takeSingle() model.StrID {
 	if !w.hasSingle {
 		return w.storeStringS("")
 	}
 	w.hasSingle = false
+	w.pin(w.single)
+	return w.single
+}
+
+// takeSingleRef consumes the pending SingleString for a zone extra or a
+// message, which a flight recorder drops: it counts a reference instead of
+// pinning the string.
+func (w *worker) takeSingleRef() model.StrID {
+	if !w.hasSingle {
+		return w.storeStringS("")
+	}
+	w.hasSingle = false
+	w.ref(w.single)
 	return w.single
 }
 
@@ -68,6 +94,7 @@ func (w *worker) takeSecond() model.StrID {
 		return w.storeStringS("")
 	}
 	w.hasSecond = false
+	w.pin(w.second)
 	return w.second
 }
 

@@ -63,6 +63,14 @@ type worker struct {
 	hasSecond  bool
 	singleMemo strMemo // storeStringMemo's memos of the two slots
 	secondMemo strMemo
+	strAdded   uint64 // strings interned so far (tells a new string from a known one)
+
+	// With a flight recorder (flight_reclaim.go): per string its state or
+	// its count of zone-extra and message references, the emptied string
+	// slots and the zone extras dropped zones left, for reuse.
+	strUse    []int32
+	strFree   []model.StrID
+	extraFree []uint32
 
 	// Thread names asked, not answered.
 	threadNamePending map[uint64]struct{}
@@ -163,6 +171,12 @@ type threadState struct {
 
 	pendingSample    model.Sample // CombineSamples: waiting for its twin
 	hasPendingSample bool
+
+	// With a flight recorder: the zones given an extra, in the order the
+	// extras were made, from logHead on (flight_reclaim.go).
+	extraLog []extraRef
+	logHead  int
+	logBase  int64
 }
 
 type symbolPending struct {

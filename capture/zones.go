@@ -181,17 +181,17 @@ func (w *worker) zoneExtra(td *threadState, zi uint32) *model.ZoneExtra {
 	z := td.zones.At(int(zi))
 	e := z.Extra()
 	if e == 0 {
-		e = uint32(len(w.t.ZoneExtras))
-		w.t.ZoneExtras = append(w.t.ZoneExtras, model.ZoneExtra{})
+		e = w.newExtra(td, zi)
 		z.SetExtra(e)
 	}
 	return &w.t.ZoneExtras[e]
 }
 
 func (w *worker) zoneText() {
-	text := w.takeSingle()
+	text := w.takeSingleRef()
 	td, zi, ok := w.activeZone(failZoneText)
 	if !ok {
+		w.release(text)
 		return
 	}
 	e := w.zoneExtra(td, zi)
@@ -199,16 +199,23 @@ func (w *worker) zoneText() {
 		e.Text = text
 		return
 	}
-	e.Text = w.storeStringS(w.t.Strings[e.Text] + "\n" + w.t.Strings[text])
+	old := e.Text
+	e.Text = w.storeRef(w.t.Strings[old] + "\n" + w.t.Strings[text])
+	w.release(old)
+	w.release(text)
 }
 
 func (w *worker) zoneName() {
-	name := w.takeSingle()
+	name := w.takeSingleRef()
 	td, zi, ok := w.activeZone(failZoneName)
 	if !ok {
+		w.release(name)
 		return
 	}
-	w.zoneExtra(td, zi).Name = name
+	e := w.zoneExtra(td, zi)
+	old := e.Name
+	e.Name = name
+	w.release(old)
 }
 
 func (w *worker) zoneColor(b, g, r uint8) {
@@ -227,8 +234,10 @@ func (w *worker) zoneValue(v uint64) {
 	s := strconv.FormatUint(v, 10) + " [0x" + strconv.FormatUint(v, 16) + "]"
 	e := w.zoneExtra(td, zi)
 	if e.Text == model.NoString {
-		e.Text = w.storeStringS(s)
+		e.Text = w.storeRef(s)
 		return
 	}
-	e.Text = w.storeStringS(w.t.Strings[e.Text] + "\n" + s)
+	old := e.Text
+	e.Text = w.storeRef(w.t.Strings[old] + "\n" + s)
+	w.release(old)
 }

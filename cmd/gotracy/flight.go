@@ -32,8 +32,8 @@ func addFlightFlags(fs *flag.FlagSet) *flightFlags {
 			"collector's slack (RSS was 1.23-1.46x the window over a 1-hour soak), plus a few 5.8 MB chunks per thread: the\n"+
 			"chunks of dropped zones are reused for new ones, and a snapshot (LZ4) lets go of each chunk once written\n"+
 			"(while one is written, what the capture dropped and it has not written yet is held too). Messages, plot points,\n"+
-			"allocations, locks, context switches, CPU spans, samples and GPU zones go with their frames (≤ 1.25 windows);\n"+
-			"the text and names of dropped zones stay until the capture ends"),
+			"allocations, locks, context switches, CPU spans, samples and GPU zones go with their frames (≤ 1.25 windows),\n"+
+			"and so do dropped zones' texts, names, values and colours and the strings only they and messages used"),
 		keepFrames: fs.Int("keep-frames", 0, "flight recorder: keep only the last `N` frames in memory"),
 		keepSlow:   fs.String("keep-slow", "", "flight recorder: also keep every frame slower than `ms` milliseconds, with its zones"),
 	}
