@@ -225,11 +225,17 @@ func (w *worker) process(it protocol.Item) {
 
 	// Strings and answers.
 	case protocol.SingleStringData, protocol.SingleStringData8:
-		w.single = w.storeArrived(it.Payload(), &w.singleMemo, w.single, w.hasSingle)
-		w.hasSingle = true
+		prev, had := w.single, w.hasSingle
+		w.single, w.hasSingle = w.storeArrived(it.Payload(), &w.singleMemo), true
+		if had {
+			w.untaken(prev)
+		}
 	case protocol.SecondStringData, protocol.SecondStringData8:
-		w.second = w.storeArrived(it.Payload(), &w.secondMemo, w.second, w.hasSecond)
-		w.hasSecond = true
+		prev, had := w.second, w.hasSecond
+		w.second, w.hasSecond = w.storeArrived(it.Payload(), &w.secondMemo), true
+		if had {
+			w.untaken(prev)
+		}
 	case protocol.StringData:
 		if w.imagesPending && it.Ptr() == protocol.ExtImagesKey {
 			w.imageList(it.Payload())

@@ -40,19 +40,27 @@ func (w *worker) startReclaim() {
 // storeArrived interns a SingleString or SecondString as it arrives. What
 // it is for is known only when an event takes it, so a new string starts
 // unpinned with no reference; the taker pins it or counts itself.
-func (w *worker) storeArrived(b []byte, m *strMemo, prev model.StrID, pending bool) model.StrID {
+func (w *worker) storeArrived(b []byte, m *strMemo) model.StrID {
 	added := w.strAdded
 	id := w.storeStringMemo(b, m)
-	if w.strUse == nil {
-		return id
-	}
-	if w.strAdded != added {
+	if w.strUse != nil && w.strAdded != added {
 		w.strUse[id] = 0
 	}
-	if pending && prev != id && w.strUse[prev] == 0 {
-		w.freeString(prev) // never taken, and nothing else holds it
-	}
 	return id
+}
+
+// untaken frees a SingleString or SecondString that the next one replaced
+// before any event took it, when nothing else holds it.
+func (w *worker) untaken(id model.StrID) {
+	if w.strUse != nil && int(id) < len(w.strUse) && w.strUse[id] == 0 && !w.pending(id) {
+		w.freeString(id)
+	}
+}
+
+// pending tells whether id waits to be taken as the SingleString or the
+// SecondString.
+func (w *worker) pending(id model.StrID) bool {
+	return w.hasSingle && w.single == id || w.hasSecond && w.second == id
 }
 
 // pin marks a string as used by something never trimmed.
@@ -76,7 +84,7 @@ func (w *worker) release(id model.StrID) {
 		return
 	}
 	w.strUse[id]--
-	if w.strUse[id] == 0 && !(w.hasSingle && w.single == id) && !(w.hasSecond && w.second == id) {
+	if w.strUse[id] == 0 && !w.pending(id) {
 		w.freeString(id)
 	}
 }

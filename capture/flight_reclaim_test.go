@@ -20,7 +20,9 @@ import (
 // frame a second text is appended, "more f"), the first inner zone's value
 // f, the second inner zone's name "name f" and the text every frame shares,
 // the third inner zone's text "main" (also the thread's name), and a
-// message "msg f".
+// message "msg f". Two strings per frame are never taken: a SingleString
+// "lost f" that the next one replaces, and (every third frame) a
+// SecondString equal to the outer zone's text, sent before it.
 func writeTextStream(out io.Writer, frames int) error {
 	fw, refs, err := startFlightStream(out, 9, "texts")
 	if err != nil {
@@ -40,6 +42,13 @@ func writeTextStream(out io.Writer, frames int) error {
 		b = protocol.AppendFrameMarkMsg(b, refs.Delta(protocol.FrameMarkMsg.Spec().Time, s), 0)
 		b = refs.AppendThreadContext(b, 1)
 		b = refs.AppendZoneBegin(b, s+10, 0x1000)
+		str(fmt.Sprintf("lost %d", f))
+		if f%3 == 0 {
+			var err error
+			if b, err = protocol.AppendSecondString(b, fmt.Sprintf("outer %d", f)); err != nil {
+				return err
+			}
+		}
 		str(fmt.Sprintf("outer %d", f))
 		b = protocol.AppendZoneText(b)
 		if f%10 == 0 {
